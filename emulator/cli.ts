@@ -1,0 +1,77 @@
+// Runs the platform emulator as a process, for dry runs and the demo:
+//   node emulator/cli.ts --port 4010 --run-ms 3000 --fail-at 40
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { DEFAULT_API_KEY, sampleFeedback, startPlatformEmulator } from './platform.ts';
+import type { EmulatorOptions, PlatformEmulator } from './platform.ts';
+
+export { startPlatformEmulator };
+
+const USAGE =
+  'Usage: node emulator/cli.ts [--port 4010] [--queued-ms 300] [--run-ms 2000] [--page-count 120] [--fail-at 40] [--link-ttl 3600] [--api-key KEY]';
+
+function numberFlag(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || number < 0) throw new Error(`--${name} expects a number >= 0, got "${value}"`);
+  return number;
+}
+
+// Turns command-line flags into emulator options; throws with the usage on a bad flag.
+export function parseCliOptions(args: string[]): EmulatorOptions {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string' },
+      'queued-ms': { type: 'string' },
+      'run-ms': { type: 'string' },
+      'page-count': { type: 'string' },
+      'fail-at': { type: 'string' },
+      'link-ttl': { type: 'string' },
+      'api-key': { type: 'string' }
+    },
+    strict: true
+  });
+  return {
+    port: numberFlag('port', values.port) ?? 4010,
+    apiKey: values['api-key'] ?? DEFAULT_API_KEY,
+    linkTtlSeconds: numberFlag('link-ttl', values['link-ttl']),
+    profile: {
+      queuedMs: numberFlag('queued-ms', values['queued-ms']),
+      runMs: numberFlag('run-ms', values['run-ms']),
+      pageCount: numberFlag('page-count', values['page-count']),
+      failAt: numberFlag('fail-at', values['fail-at'])
+    },
+    feedback: sampleFeedback(Date.now())
+  };
+}
+
+// Starts the emulator from flags and returns it with the line the CLI prints.
+export async function startFromArgs(args: string[]): Promise<{ emulator: PlatformEmulator; banner: string }> {
+  const options = parseCliOptions(args);
+  const emulator = await startPlatformEmulator(options);
+  // Print only the well-known test key; a key passed by flag stays off the console.
+  const keyNote = options.apiKey === DEFAULT_API_KEY ? DEFAULT_API_KEY : 'the one given by --api-key';
+  return { emulator, banner: `Platform emulator listening on ${emulator.url} (admin key: ${keyNote})` };
+}
+
+async function main(): Promise<void> {
+  let started: Awaited<ReturnType<typeof startFromArgs>>;
+  try {
+    started = await startFromArgs(process.argv.slice(2));
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    process.exit(2);
+  }
+  console.log(started.banner);
+  const stop = (): void => {
+    started.emulator.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+// Run only when started as a script, not when imported.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await main();
+}
