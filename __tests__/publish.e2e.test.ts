@@ -1,0 +1,231 @@
+// End to end: the built dist/index.js as a separate process, the way the runner starts it, against
+// the platform emulator on loopback. Each test reads what a user reads: exit code, log, outputs,
+// job summary, and counts what the emulator saw.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { runAction, startAction } from './support/action.ts';
+
+const BUNDLE = 'dist/index.js';
+let emulator: PlatformEmulator;
+
+beforeAll(async () => {
+  emulator = await startPlatformEmulator();
+});
+afterAll(() => emulator.close());
+beforeEach(() => {
+  emulator.requests.length = 0;
+  emulator.profile = { queuedMs: 200, runMs: 3000, pageCount: 64 };
+});
+
+const inputs = (extra: Record<string, string> = {}) => ({
+  'api-key': DEFAULT_API_KEY,
+  domain: 'docs.example.com',
+  'api-url': emulator.url,
+  ...extra
+});
+const calls = (route: string) => emulator.requests.filter((r) => r.route === route).length;
+
+describe('publish: the happy path', () => {
+  it('starts an export, waits, generates the bundle, and sets outputs and a summary', async () => {
+    const run = await runAction(BUNDLE, inputs({ version: '2024-06-01', paths: 'index\nguides/getting-started' }));
+
+    expect(run.code).toBe(0);
+    const job = emulator.exportJobs.get(run.outputs['job-id']);
+    expect(job).toMatchObject({ domain: 'docs.example.com', version: '2024-06-01', paths: ['index', 'guides/getting-started'] });
+    expect(run.outputs.status).toBe('completed');
+    expect(run.outputs['page-count']).toBe('64');
+    expect(run.outputs['bundle-url']).toMatch(new RegExp(`^${emulator.url}/bundles/${run.outputs['job-id']}/bundle\\.tar\\.gz\\?X-Amz-`));
+    expect(Date.parse(run.outputs['expires-at'])).toBeGreaterThan(Date.now() + 50 * 60_000);
+    expect(Number(run.outputs['size-bytes'])).toBeGreaterThan(100);
+    // The link really serves the archive it describes.
+    const download = await fetch(run.outputs['bundle-url']);
+    expect(download.status).toBe(200);
+    expect((await download.arrayBuffer()).byteLength).toBe(Number(run.outputs['size-bytes']));
+
+    expect(run.log).toContain(`Started export job ${run.outputs['job-id']} for docs.example.com.`);
+    expect(run.log).toMatch(/running · \d+% · \d+ pages · about \d+ s left/);
+    expect(run.log).toContain('completed · 100% · 64 pages');
+    expect(run.summary).toContain('Static export of docs.example.com: completed');
+    expect(run.summary).toContain(run.outputs['job-id']);
+    expect(run.summary).toContain('Link expires');
+    // The summary shows the link without its signature.
+    expect(run.summary).not.toContain('X-Amz-Signature');
+    expect(calls('start')).toBe(1);
+    expect(calls('bundle')).toBe(1);
+  });
+
+  it('logs a line when the status or progress changes, not on every poll', async () => {
+    emulator.profile = { queuedMs: 200, runMs: 1500, stall: { at: 40, forMs: 3000 } };
+    const run = await runAction(BUNDLE, inputs({ 'min-poll-interval': '1s' }));
+    expect(run.code).toBe(0);
+    const progressLines = run.log.split('\n').filter((line) => /^(queued|running|completed)/.test(line));
+    const keys = progressLines.map((line) => line.replace(/ · about .*$/, ''));
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(calls('status')).toBeGreaterThanOrEqual(progressLines.length - 1);
+  });
+
+  it('reduces a URL given as domain to its hostname, with a notice', async () => {
+    const run = await runAction(BUNDLE, inputs({ domain: 'https://docs.example.com/' }));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("::notice::Input 'domain' was a URL (https://docs.example.com/); exporting its hostname docs.example.com.");
+    expect(emulator.exportJobs.get(run.outputs['job-id'])?.domain).toBe('docs.example.com');
+  });
+
+  it('reuses a finished job by job-id: no new export, one status call, one fresh link', async () => {
+    const jobId = emulator.seedExportJob({ domain: 'docs.example.com' });
+    const run = await runAction(BUNDLE, { 'api-key': DEFAULT_API_KEY, 'api-url': emulator.url, 'job-id': jobId });
+    expect(run.code).toBe(0);
+    expect(run.outputs['job-id']).toBe(jobId);
+    expect(run.outputs['bundle-url']).toContain(`/bundles/${jobId}/`);
+    expect(run.log).toContain(`Reusing export job ${jobId}.`);
+    expect(calls('start')).toBe(0);
+    expect(calls('status')).toBe(1);
+    expect(calls('bundle')).toBe(1);
+  });
+});
+
+describe('publish: bad input fails before any request', () => {
+  it.each([
+    [{ domain: 'https://docs.example.com/docs' }, "Input 'domain': 'https://docs.example.com/docs' has a path"],
+    [{ domain: '' }, "Input 'domain': is required unless job-id is given"],
+    [{ timeout: 'ten minutes' }, "Input 'timeout': 'ten minutes' is not a duration"],
+    [{ 'job-id': 'job-42' }, "Input 'job-id': 'job-42' is not an export job id"],
+    [{ 'api-key': 'mint_dsc_assistant' }, "Input 'api-key': is an assistant key (mint_dsc_…), not an admin key"],
+    [{ 'api-url': 'api.mintlify.com' }, "Input 'api-url'"]
+  ])('%j', async (extra, message) => {
+    const run = await runAction(BUNDLE, inputs(extra));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(`::error::${message}`);
+    expect(emulator.requests).toHaveLength(0);
+  });
+});
+
+describe('publish: transient faults are retried', () => {
+  it('retries 5xx and dropped connections while polling', async () => {
+    emulator.profile = { queuedMs: 100, runMs: 2500 };
+    emulator.addFault({ route: 'status', kind: '503' });
+    emulator.addFault({ route: 'status', kind: 'drop' });
+    const run = await runAction(BUNDLE, inputs());
+    expect(run.code).toBe(0);
+    expect(run.log).toMatch(/answered 503.*retrying in/);
+    expect(run.log).toMatch(/lost its connection.*retrying in/);
+    expect(emulator.requests.filter((r) => r.route === 'status' && r.status === 503)).toHaveLength(1);
+  });
+
+  it('honours Retry-After on a 429 and starts exactly one export', async () => {
+    emulator.addFault({ route: 'start', kind: '429', retryAfterSeconds: 2 });
+    const run = await runAction(BUNDLE, inputs());
+    expect(run.code).toBe(0);
+    const starts = emulator.requests.filter((r) => r.route === 'start');
+    expect(starts.map((r) => r.status)).toEqual([429, 202]);
+    expect(starts[1].at - starts[0].at).toBeGreaterThanOrEqual(1900);
+  });
+
+  it('retries a start the server answered 500, creating one job', async () => {
+    const before = emulator.exportJobs.size;
+    emulator.addFault({ route: 'start', kind: '500' });
+    const run = await runAction(BUNDLE, inputs());
+    expect(run.code).toBe(0);
+    expect(emulator.exportJobs.size).toBe(before + 1);
+  });
+
+  it('does not retry a start whose connection dropped after the body was sent', async () => {
+    emulator.addFault({ route: 'start', kind: 'drop' });
+    const run = await runAction(BUNDLE, inputs());
+    expect(run.code).toBe(1);
+    expect(calls('start')).toBe(1);
+    expect(run.stdout).toMatch(/::error::Exporting docs\.example\.com failed: POST \/v1\/static-export\/jobs lost its connection .*not retried because the server may already have acted on it/);
+  });
+
+  it('gives up on a request that hangs after its time limit, and retries it', async () => {
+    emulator.addFault({ route: 'status', kind: 'hang' });
+    const run = await runAction(BUNDLE, inputs({ 'request-timeout': '1s' }));
+    expect(run.code).toBe(0);
+    expect(run.log).toMatch(/got no answer within 1 s; retrying/);
+  });
+
+  it('keeps waiting through a status word the enum does not list', async () => {
+    emulator.profile = { queuedMs: 100, runMs: 3000, runningWord: 'rendering' };
+    const run = await runAction(BUNDLE, inputs());
+    expect(run.code).toBe(0);
+    expect(run.log).toMatch(/rendering · \d+%/);
+    expect(run.outputs.status).toBe('completed');
+  });
+});
+
+describe('publish: errors a person can act on', () => {
+  it('401: names the key kind to use', async () => {
+    const run = await runAction(BUNDLE, inputs({ 'api-key': 'mint_expired_key' }));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('::error::Exporting docs.example.com failed: the API key was refused (401): it is wrong or expired. Use an admin key (admin keys start with mint_');
+    expect(calls('start')).toBe(1);
+  });
+
+  it('403: static export not enabled for the organization', async () => {
+    const closed = await startPlatformEmulator({ staticExportEnabled: false });
+    try {
+      const run = await runAction(BUNDLE, inputs({ 'api-url': closed.url }));
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/::error::.*Static export needs an Enterprise plan.*IP allowlist/);
+      expect(run.stdout).toContain('The server said: "Static export is not enabled for this organization.');
+    } finally {
+      await closed.close();
+    }
+  });
+
+  it('404: no such job', async () => {
+    const run = await runAction(BUNDLE, { 'api-key': DEFAULT_API_KEY, 'api-url': emulator.url, 'job-id': 'se_0000000000000000' });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('::error::Reusing export job se_0000000000000000 failed: there is no export job se_0000000000000000 (404)');
+  });
+
+  it('a failed job: quotes its error, sets status, and says the deployment is unchanged', async () => {
+    emulator.profile = { queuedMs: 100, runMs: 1500, failAt: 50, error: 'Rendering failed on page /guides/broken' };
+    const run = await runAction(BUNDLE, inputs());
+    expect(run.code).toBe(1);
+    expect(run.outputs.status).toBe('failed');
+    expect(run.outputs['bundle-url']).toBeUndefined();
+    expect(run.log).toMatch(/::error::The export of docs\.example\.com failed at 50% \(\d+ pages done\): Rendering failed on page \/guides\/broken\./);
+    expect(run.summary).toContain('Static export of docs.example.com: failed');
+    expect(run.summary).toContain('No configuration was changed');
+    expect(calls('bundle')).toBe(0);
+  });
+
+  it('a timeout: says how far the job got and how to pick it up', async () => {
+    emulator.profile = { queuedMs: 100, runMs: 60_000 };
+    const run = await runAction(BUNDLE, inputs({ timeout: '3s' }));
+    expect(run.code).toBe(1);
+    expect(run.ms).toBeLessThan(8000);
+    expect(run.log).toMatch(/::error::The export job (se_\w+) did not finish within the timeout \(3s\): it was running at \d+% with \d+ pages after 3 s\. The job goes on on the server: re-run with job-id: \1/);
+  });
+});
+
+describe('publish: cancellation and secrets', () => {
+  it('ends within two seconds of SIGTERM and names the job that goes on', async () => {
+    emulator.profile = { queuedMs: 100, runMs: 60_000 };
+    const action = startAction(BUNDLE, inputs());
+    await action.waitFor(/running · /);
+    const sent = Date.now();
+    action.child.kill('SIGTERM');
+    const run = await action.done;
+    expect(Date.now() - sent).toBeLessThan(2000);
+    expect(run.code).not.toBe(0);
+    expect(run.log).toMatch(/Received SIGTERM\. The export job se_\w+ goes on on the server; a later run can pick it up with job-id: se_\w+\./);
+  });
+
+  it('never prints the key, not even with step debug logging on', async () => {
+    const key = 'mint_secret_0123456789abcdef';
+    const keyed = await startPlatformEmulator({ apiKey: key });
+    try {
+      keyed.addFault({ route: 'status', kind: '500' });
+      const run = await runAction(BUNDLE, inputs({ 'api-key': key, 'api-url': keyed.url }), { ACTIONS_STEP_DEBUG: 'true', RUNNER_DEBUG: '1' });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('::debug::GET /v1/static-export/jobs/');
+      // The only place the key appears is the command that tells the runner to mask it.
+      const lines = run.stdout.split('\n').filter((line) => line.includes(key));
+      expect(lines).toEqual([`::add-mask::${key}`]);
+    } finally {
+      await keyed.close();
+    }
+  });
+});

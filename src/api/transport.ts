@@ -1,0 +1,269 @@
+// The transport every call to the platform's admin API goes through: bearer auth, a time limit on
+// each request, retries of transient faults with backoff and jitter (p-retry), and errors that
+// carry what a person needs to act: the status, the server's message, the request id.
+import { HttpClient } from '@actions/http-client';
+import pRetry from 'p-retry';
+import { formatSeconds } from '../format.ts';
+import { abortableSleep } from '../wait/sleep.ts';
+
+/**
+ * `idempotent`: safe to send again after any transient fault.
+ * `create`: the request creates something (an export, an agent job). It is sent again only when
+ * the server surely did not take it: the connection was refused or never made, or the server
+ * answered 5xx/429. After a timeout or a dropped connection with the body sent, the server may have
+ * created it, and a second request could start a second export; that fault is reported instead.
+ */
+export type RetryPolicy = 'idempotent' | 'create';
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Time limit of one request, answer included. */
+  requestTimeoutMs?: number;
+  /** How many times a transient fault is retried. */
+  retries?: number;
+  /** Shortest backoff; p-retry doubles it and adds jitter. */
+  minBackoffMs?: number;
+  signal?: AbortSignal;
+  /** A line per request (method, path, status, time): goes to the debug log. */
+  debug?: (line: string) => void;
+  /** Called when a transient fault is retried, so the log says why the step is slower. */
+  onRetry?: (message: string) => void;
+  userAgent?: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Record<string, string | number | undefined>;
+  retry?: RetryPolicy;
+}
+
+/** Network error codes that mean the request never reached the server. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
+
+export class ApiError extends Error {
+  readonly method: string;
+  readonly path: string;
+  /** HTTP status; undefined for a network fault or a timeout. */
+  readonly status?: number;
+  /** The `error` field of the body, or its text. */
+  readonly serverMessage?: string;
+  /** The analytics API's `details[].message`. */
+  readonly details: string[];
+  readonly requestId?: string;
+  readonly retryAfterMs?: number;
+  /** Network code (ECONNRESET, ETIMEDOUT, …) when no answer came. */
+  readonly code?: string;
+  /** True when the server may have taken the request (the body was sent, no answer came back). */
+  readonly maybeTaken: boolean;
+
+  constructor(init: {
+    method: string;
+    path: string;
+    message: string;
+    status?: number;
+    serverMessage?: string;
+    details?: string[];
+    requestId?: string;
+    retryAfterMs?: number;
+    code?: string;
+    maybeTaken?: boolean;
+  }) {
+    super(init.message);
+    this.name = 'ApiError';
+    this.method = init.method;
+    this.path = init.path;
+    this.status = init.status;
+    this.serverMessage = init.serverMessage;
+    this.details = init.details ?? [];
+    this.requestId = init.requestId;
+    this.retryAfterMs = init.retryAfterMs;
+    this.code = init.code;
+    this.maybeTaken = init.maybeTaken ?? false;
+  }
+
+  get transient(): boolean {
+    if (this.status !== undefined) return this.status >= 500 || this.status === 429;
+    return true;
+  }
+}
+
+/** The API answered 2xx but the body is not what the contract says. */
+export class ResponseShapeError extends Error {
+  constructor(what: string, problem: string) {
+    super(`The API's answer to ${what} ${problem}. The API may have changed; report this with the job id.`);
+    this.name = 'ResponseShapeError';
+  }
+}
+
+export class ApiClient {
+  private readonly http: HttpClient;
+  private readonly options: Required<Pick<ApiClientOptions, 'requestTimeoutMs' | 'retries' | 'minBackoffMs'>> &
+    ApiClientOptions;
+
+  constructor(options: ApiClientOptions) {
+    this.options = { requestTimeoutMs: 30_000, retries: 4, minBackoffMs: 500, ...options };
+    // keepAlive: a wait polls the same host many times; one connection saves a handshake each time.
+    this.http = new HttpClient(options.userAgent ?? 'static-export-action', [], {
+      keepAlive: true,
+      socketTimeout: this.options.requestTimeoutMs,
+      allowRetries: false
+    });
+  }
+
+  /** Ends idle keep-alive sockets so the process can exit. */
+  dispose(): void {
+    this.http.dispose();
+  }
+
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<unknown> {
+    const policy = options.retry ?? 'idempotent';
+    const { retries, minBackoffMs, signal } = this.options;
+    return pRetry(() => this.send(method, path, options), {
+      retries,
+      minTimeout: minBackoffMs,
+      factor: 2,
+      randomize: true,
+      signal,
+      shouldRetry: ({ error }) => isRetryable(error, policy),
+      onFailedAttempt: async ({ error, retriesLeft, retryDelay }) => {
+        if (!isRetryable(error, policy) || retriesLeft === 0) return;
+        const apiError = error as ApiError;
+        // Retry-After is the server's word on when to come back; p-retry's backoff is the floor.
+        const extra = Math.max(0, (apiError.retryAfterMs ?? 0) - retryDelay);
+        const wait = retryDelay + extra;
+        this.options.onRetry?.(`${apiError.message}; retrying in ${formatSeconds(wait)} (${retriesLeft} ${retriesLeft === 1 ? 'try' : 'tries'} left)`);
+        if (extra > 0) await abortableSleep(extra, signal);
+      }
+    });
+  }
+
+  private async send(method: string, path: string, options: RequestOptions): Promise<unknown> {
+    const url = this.url(path, options.query);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.options.apiKey}`,
+      accept: 'application/json'
+    };
+    let data: string | null = null;
+    if (options.body !== undefined) {
+      data = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+    const started = Date.now();
+    const limit = this.options.requestTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new ApiError({
+              method,
+              path,
+              code: 'ETIMEDOUT',
+              maybeTaken: true,
+              message: `${method} ${path} got no answer within ${formatSeconds(limit)}`
+            })
+          ),
+        limit
+      );
+    });
+    try {
+      const exchange = (async () => {
+        const response = await this.http.request(method, url, data, headers);
+        const body = await response.readBody();
+        return { status: response.message.statusCode ?? 0, headers: response.message.headers, body };
+      })();
+      exchange.catch(() => undefined); // a late failure after the time limit is already reported
+      const { status, headers: responseHeaders, body } = await Promise.race([exchange, timeout]);
+      this.options.debug?.(`${method} ${path} → ${status} in ${Date.now() - started} ms`);
+      const json = parseJson(body);
+      if (status >= 200 && status < 300) {
+        if (json === undefined) throw new ResponseShapeError(`${method} ${path}`, 'is not JSON');
+        return json;
+      }
+      throw errorFromResponse(method, path, status, json, body, responseHeaders);
+    } catch (error) {
+      if (error instanceof ApiError || error instanceof ResponseShapeError) {
+        if (error instanceof ApiError && error.status === undefined) {
+          this.options.debug?.(`${method} ${path} → ${error.code} after ${Date.now() - started} ms`);
+        }
+        throw error;
+      }
+      const code = (error as NodeJS.ErrnoException).code ?? 'ECONNRESET';
+      const notSent = NOT_SENT_CODES.has(code);
+      this.options.debug?.(`${method} ${path} → ${code} after ${Date.now() - started} ms`);
+      throw new ApiError({
+        method,
+        path,
+        code,
+        maybeTaken: !notSent,
+        message: notSent
+          ? `${method} ${path} could not reach ${new URL(this.options.baseUrl).host} (${code})`
+          : `${method} ${path} lost its connection before an answer (${code})`
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private url(path: string, query?: RequestOptions['query']): string {
+    const url = new URL(this.options.baseUrl + path);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url.toString();
+  }
+}
+
+function isRetryable(error: unknown, policy: RetryPolicy): boolean {
+  if (!(error instanceof ApiError) || !error.transient) return false;
+  return policy === 'idempotent' || !error.maybeTaken;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function errorFromResponse(
+  method: string,
+  path: string,
+  status: number,
+  json: unknown,
+  text: string,
+  headers: Record<string, string | string[] | undefined>
+): ApiError {
+  const record = json && typeof json === 'object' ? (json as Record<string, unknown>) : {};
+  const serverMessage =
+    typeof record.error === 'string' ? record.error : typeof record.message === 'string' ? record.message : text.trim().slice(0, 300) || undefined;
+  const details = Array.isArray(record.details)
+    ? record.details.flatMap((d) => (d && typeof (d as { message?: unknown }).message === 'string' ? [(d as { message: string }).message] : []))
+    : [];
+  const header = (name: string) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const requestId = header('x-request-id') ?? header('x-amzn-requestid') ?? header('cf-ray');
+  const retryAfterMs = parseRetryAfter(header('retry-after'));
+  return new ApiError({
+    method,
+    path,
+    status,
+    serverMessage,
+    details,
+    requestId,
+    retryAfterMs,
+    message: `${method} ${path} answered ${status}${serverMessage ? `: ${serverMessage}` : ''}`
+  });
+}
+
+/** `Retry-After` is seconds or an HTTP date. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.round(Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

@@ -1,0 +1,94 @@
+// Reads what can be read from a presigned bundle link without fetching it, and shows it safely.
+
+/** When a presigned link stops working; `undefined` when the link does not say, or says it badly. */
+export function linkExpiry(link: string): Date | undefined {
+  const url = parseUrl(link);
+  if (url === undefined) return undefined;
+  const params = url.searchParams;
+  // S3 accepts these names in any letter case; Google's V4 signing mirrors S3's.
+  const lower = new Map([...params].map(([name, value]) => [name.toLowerCase(), value]));
+
+  for (const vendor of ['amz', 'goog']) {
+    const signedAt = lower.get(`x-${vendor}-date`);
+    const lifetime = lower.get(`x-${vendor}-expires`);
+    if (signedAt === undefined && lifetime === undefined) continue;
+    const start = signingDate(signedAt);
+    if (start === undefined || lifetime === undefined || !/^\d+$/.test(lifetime)) return undefined;
+    return new Date(start.getTime() + Number(lifetime) * 1000);
+  }
+
+  const sasExpiry = params.get('se'); // Azure shared access signature
+  if (sasExpiry !== null) return isoDate(sasExpiry);
+
+  const expires = params.get('Expires'); // CloudFront canned policy, S3 signature version 2
+  if (expires !== null) return /^\d+$/.test(expires) ? new Date(Number(expires) * 1000) : undefined;
+
+  return undefined;
+}
+
+/** The static export job id (`se_…`) that the link's path names, if any. */
+export function jobIdFromLink(link: string): string | undefined {
+  return pathSegments(parseUrl(link)).find(isJobId);
+}
+
+/** The link for humans and logs: no query values (they hold the signature), and a short path. */
+export function redactLink(link: string): string {
+  const url = parseUrl(link);
+  if (url === undefined) return '(not a valid link)';
+  const segments = pathSegments(url);
+  const last = segments.length - 1;
+  let path = url.pathname;
+  if (segments.length > 3) {
+    // Keep the first and last segments, and the job id, which says which export this is.
+    const kept = segments.map((segment, i) => (i === 0 || i === last || isJobId(segment) ? segment : '…'));
+    path = '/' + kept.filter((segment, i) => segment !== '…' || kept[i - 1] !== '…').join('/');
+  }
+  // `host` leaves out any user name and password.
+  return `${url.protocol}//${url.host}${path}${url.search === '' ? '' : '?…'}`;
+}
+
+function parseUrl(link: string): URL | undefined {
+  try {
+    return new URL(link);
+  } catch {
+    return undefined;
+  }
+}
+
+function pathSegments(url: URL | undefined): string[] {
+  return url === undefined ? [] : url.pathname.split('/').filter((segment) => segment !== '');
+}
+
+function isJobId(segment: string): boolean {
+  return /^se_[A-Za-z0-9_-]+$/.test(segment);
+}
+
+/** `20261121T230102Z`, the signing time of S3 and Google Cloud Storage V4 links. */
+function signingDate(text: string | undefined): Date | undefined {
+  const parts = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(text ?? '');
+  return parts === null ? undefined : utcDate(parts.slice(1).map(Number));
+}
+
+/** Azure's forms: `2026-11-22`, `2026-11-22T23:01Z`, `2026-11-22T23:01:02Z`, `2026-11-22T23:01:02.5+01:00`. */
+function isoDate(text: string): Date | undefined {
+  const parts = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.exec(text);
+  if (parts === null) return undefined;
+  const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', zone = 'Z'] = parts;
+  const local = utcDate([year, month, day, hour, minute, second].map(Number));
+  if (local === undefined) return undefined;
+  const offset = zone === 'Z' ? 0 : (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4)));
+  return new Date(local.getTime() + Number(`0${fraction}`) * 1000 - offset * 60_000);
+}
+
+/** A UTC date from [year, month, day, hour, minute, second], refusing impossible ones such as 31 February. */
+function utcDate([year, month, day, hour, minute, second]: number[]): Date | undefined {
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  const valid =
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second;
+  return valid ? date : undefined;
+}

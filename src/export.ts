@@ -1,0 +1,125 @@
+// The export itself: start a job (or take an existing one), wait until it is completed or failed,
+// and generate the bundle link. Nothing here reads inputs or writes outputs.
+import {
+  type Bundle,
+  type ExportJob,
+  type ExportRequest,
+  generateBundle,
+  getExport,
+  isFinished,
+  startExport
+} from './api/static-export.ts';
+import type { ApiClient } from './api/transport.ts';
+import { formatDuration } from './format.ts';
+import { ExportSchedule, type ScheduleLimits } from './wait/export-schedule.ts';
+import { WaitTimeoutError, waitUntilFinal } from './wait/wait.ts';
+
+export type ExportPlan = { start: ExportRequest } | { reuse: string };
+
+export interface ExportOptions {
+  timeoutMs: number;
+  limits: ScheduleLimits;
+  signal?: AbortSignal;
+  /** A line for the log: status changes and progress. */
+  log: (line: string) => void;
+  /** Called as soon as the job id is known, so a cancellation can name it. */
+  onJob?: (jobId: string) => void;
+  now?: () => number;
+}
+
+export interface ExportResult {
+  job: ExportJob;
+  bundle: Bundle;
+  /** True when this run started the job; false when it reused one. */
+  started: boolean;
+  /** How long the step waited for the job (ms). */
+  waitedMs: number;
+}
+
+/** The job ended `failed`. */
+export class ExportFailedError extends Error {
+  readonly job: ExportJob;
+  constructor(job: ExportJob) {
+    super(`Export job ${job.jobId} failed: ${job.error ?? 'the platform gave no reason'}`);
+    this.name = 'ExportFailedError';
+    this.job = job;
+  }
+}
+
+/** The job did not finish within the time limit. */
+export class ExportTimeoutError extends Error {
+  readonly job: ExportJob | undefined;
+  readonly waitedMs: number;
+  constructor(job: ExportJob | undefined, waitedMs: number) {
+    super(`Export job ${job?.jobId ?? ''} did not finish within ${formatDuration(waitedMs)}`);
+    this.name = 'ExportTimeoutError';
+    this.job = job;
+    this.waitedMs = waitedMs;
+  }
+}
+
+export async function runExport(client: ApiClient, plan: ExportPlan, options: ExportOptions): Promise<ExportResult> {
+  const now = options.now ?? Date.now;
+  const began = now();
+  const deadline = began + options.timeoutMs;
+  const started = 'start' in plan;
+  const first = started ? await startExport(client, plan.start) : await getExport(client, plan.reuse);
+  options.onJob?.(first.jobId);
+  options.log(started ? `Started export job ${first.jobId} for ${plan.start.domain}.` : `Reusing export job ${first.jobId}.`);
+
+  const schedule = new ExportSchedule(options.limits, began);
+  const progress = new ProgressLog(options.log, schedule, now);
+  progress.seen(first);
+  let job: ExportJob;
+  try {
+    job = await waitUntilFinal({
+      poll: () => getExport(client, first.jobId),
+      isFinal: isFinished,
+      schedule,
+      deadline,
+      signal: options.signal,
+      initial: first,
+      onPoll: (state) => progress.seen(state),
+      now
+    });
+  } catch (error) {
+    if (error instanceof WaitTimeoutError) throw new ExportTimeoutError(error.last as ExportJob | undefined, now() - began);
+    throw error;
+  }
+  if (job.status === 'failed') throw new ExportFailedError(job);
+  const bundle = await generateBundle(client, job.jobId);
+  return { job, bundle, started, waitedMs: now() - began };
+}
+
+/** Logs a line when status, progress or page count change: not on every poll. */
+class ProgressLog {
+  private last = '';
+  private readonly log: (line: string) => void;
+  private readonly schedule: ExportSchedule;
+  private readonly now: () => number;
+
+  constructor(log: (line: string) => void, schedule: ExportSchedule, now: () => number) {
+    this.log = log;
+    this.schedule = schedule;
+    this.now = now;
+  }
+
+  seen(job: ExportJob): void {
+    const key = `${job.status}|${job.progress}|${job.pageCount}`;
+    if (key === this.last) return;
+    this.last = key;
+    this.log(progressLine(job, this.schedule.estimatedEnd(), this.now()));
+  }
+}
+
+/** `running · 42% · 128 pages · about 35 s left` */
+export function progressLine(job: ExportJob, estimatedEnd: number | undefined, now: number): string {
+  const parts = [job.status];
+  if (job.status === 'queued') parts.push('waiting for the platform to start it');
+  else parts.push(`${Math.round(job.progress)}%`, `${job.pageCount} ${job.pageCount === 1 ? 'page' : 'pages'}`);
+  if (!isFinished(job) && job.status !== 'queued' && estimatedEnd !== undefined) {
+    parts.push(`about ${formatDuration(Math.max(0, estimatedEnd - now))} left`);
+  }
+  if (job.status === 'failed' && job.error) parts.push(job.error);
+  return parts.join(' · ');
+}

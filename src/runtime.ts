@@ -1,0 +1,44 @@
+// What every entry point needs around its work: cancellation on SIGINT/SIGTERM (a cancelled
+// workflow), a line that says what is left running on the server, and an exit once the work is
+// done, so idle keep-alive sockets never hold the step open.
+import * as core from '@actions/core';
+
+export class Cancellation {
+  readonly controller = new AbortController();
+  /** What to tell the user if the step is cancelled now (e.g. which job goes on on the server). */
+  note = 'Cancelled.';
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+}
+
+/** How long a cancelled step may take to wind down before it is ended outright. */
+const CANCEL_GRACE_MS = 1000;
+
+export async function runAction(run: (cancellation: Cancellation) => Promise<void>): Promise<never> {
+  const cancellation = new Cancellation();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (cancellation.signal.aborted) return;
+    core.info(`Received ${signal}. ${cancellation.note}`);
+    process.exitCode = 1;
+    cancellation.controller.abort(new CancelledError(signal));
+    setTimeout(() => process.exit(1), CANCEL_GRACE_MS).unref();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    await run(cancellation);
+  } catch (error) {
+    // run() reports its own failures; this is the last net for a bug, so the step still fails.
+    if (!cancellation.signal.aborted) core.setFailed(error instanceof Error ? error.message : String(error));
+  }
+  process.exit(process.exitCode ?? 0);
+}
+
+export class CancelledError extends Error {
+  constructor(signal: string) {
+    super(`Cancelled by ${signal}`);
+    this.name = 'CancelledError';
+  }
+}

@@ -1,0 +1,100 @@
+// When to poll an export next. A fixed beat either notices the end late or spends requests; the
+// job's own answers say when it will end. Progress and `updatedAt` give a rate, the rate gives an
+// estimated end, and the next poll is placed just after that end: sparse far from it, on it near it.
+import type { ExportJob } from '../api/static-export.ts';
+import type { PollSchedule } from './wait.ts';
+
+export interface ScheduleLimits {
+  /** Never poll sooner than this after the previous poll. */
+  floorMs: number;
+  /** Never wait longer than this between polls. */
+  ceilingMs: number;
+}
+
+interface Sample {
+  /** When progress last changed, on our clock (server `updatedAt` moved by the estimated offset). */
+  at: number;
+  progress: number;
+}
+
+/** Poll this long after the estimated end, so the job has surely flipped to `completed`. */
+const MARGIN_MS = 250;
+/** Before there is a rate, poll this soon after the start: jobs often leave `queued` quickly. */
+const FIRST_LOOK_MS = 2000;
+
+export class ExportSchedule implements PollSchedule<ExportJob> {
+  private readonly limits: ScheduleLimits;
+  private readonly startedAt: number;
+  /** Samples since the last time progress went backwards (a reset restarts the estimate). */
+  private samples: Sample[] = [];
+  /** Smallest seen (local receive time − server updatedAt): server clock offset plus a little lag. */
+  private offset: number | undefined;
+  /** The last time the job was seen queued: running began after it. */
+  private lastQueuedAt: number;
+
+  constructor(limits: ScheduleLimits, startedAt = Date.now()) {
+    this.limits = limits;
+    this.startedAt = startedAt;
+    this.lastQueuedAt = startedAt;
+  }
+
+  observe(job: ExportJob, at: number): void {
+    if (job.status === 'queued') {
+      this.lastQueuedAt = at;
+      return;
+    }
+    const updated = Date.parse(job.updatedAt);
+    if (!Number.isNaN(updated)) this.offset = Math.min(this.offset ?? Infinity, at - updated);
+    const changedAt = Number.isNaN(updated) ? at : updated + (this.offset ?? 0);
+    const last = this.samples.at(-1);
+    if (last && job.progress < last.progress) this.samples = []; // reset: the old rate says nothing
+    if (last && job.progress === last.progress && this.samples.length > 0) return; // nothing new
+    this.samples.push({ at: Math.min(changedAt, at), progress: job.progress });
+  }
+
+  /** The estimated end on our clock, or undefined while there is no rate to go on. */
+  estimatedEnd(): number | undefined {
+    const rate = this.rate();
+    const last = this.samples.at(-1);
+    if (rate === undefined || !last) return undefined;
+    return last.at + (100 - last.progress) / rate;
+  }
+
+  /** Whether the estimate rests on two real progress samples rather than a guess from one. */
+  confident(): boolean {
+    return this.samples.length >= 2;
+  }
+
+  nextDelay(now: number): number {
+    const { floorMs, ceilingMs } = this.limits;
+    const clamp = (ms: number) => Math.min(ceilingMs, Math.max(floorMs, ms));
+    const end = this.estimatedEnd();
+    if (end === undefined) {
+      // Queued, or running with no progress yet: nothing to estimate from, so back off from a quick
+      // first look, doubling, since a job that sits queued tells nothing by being asked again.
+      return clamp(Math.max(FIRST_LOOK_MS, now - this.startedAt));
+    }
+    const untilEnd = end - now;
+    if (!this.confident()) {
+      // One sample: the rate is a guess that errs slow (queue time included); look again half-way.
+      return clamp(untilEnd / 2);
+    }
+    // Far from the end only the ceiling matters; near it, land just after the end.
+    return clamp(untilEnd + MARGIN_MS);
+  }
+
+  private rate(): number | undefined {
+    const first = this.samples[0];
+    const last = this.samples.at(-1);
+    if (!first || !last) return undefined;
+    if (this.samples.length >= 2 && last.at > first.at && last.progress > first.progress) {
+      // The average over the whole run so far: a stall followed by a jump averages out.
+      return (last.progress - first.progress) / (last.at - first.at);
+    }
+    // One sample: assume it began running when last seen queued, which overstates the time taken,
+    // so the guess errs slow and the next look (half-way) comes before the end.
+    const since = last.at - this.lastQueuedAt;
+    if (last.progress <= 0 || since <= 0) return undefined;
+    return last.progress / since;
+  }
+}

@@ -1,0 +1,83 @@
+// Waiting on a remote job: poll until a final status, on a schedule the caller supplies, within an
+// overall time limit. p-retry drives the loop: each poll that finds the job unfinished is a "failed
+// attempt" whose delay is the schedule's next interval.
+import pRetry from 'p-retry';
+import { abortableSleep } from './sleep.ts';
+
+export interface PollSchedule<T> {
+  /** Record what a poll saw; `at` is when the answer came (ms epoch). */
+  observe(state: T, at: number): void;
+  /** How long to wait before the next poll, from `now`. */
+  nextDelay(now: number): number;
+}
+
+export interface WaitOptions<T> {
+  poll: () => Promise<T>;
+  isFinal: (state: T) => boolean;
+  schedule: PollSchedule<T>;
+  /** Absolute deadline (ms epoch). */
+  deadline: number;
+  signal?: AbortSignal;
+  /** Called after every poll with what it saw. */
+  onPoll?: (state: T) => void;
+  /** The state already known (the start's answer), so the first poll can be scheduled from it. */
+  initial?: T;
+  now?: () => number;
+}
+
+/** The job did not reach a final status before the deadline. `last` is what was seen last. */
+export class WaitTimeoutError<T> extends Error {
+  readonly last: T | undefined;
+  constructor(last: T | undefined) {
+    super('The wait reached its time limit');
+    this.name = 'WaitTimeoutError';
+    this.last = last;
+  }
+}
+
+class NotFinished extends Error {
+  constructor() {
+    super('not finished');
+  }
+}
+
+export async function waitUntilFinal<T>(options: WaitOptions<T>): Promise<T> {
+  const now = options.now ?? Date.now;
+  const { schedule, signal, deadline } = options;
+  let last = options.initial;
+  if (last !== undefined) {
+    if (options.isFinal(last)) return last;
+    schedule.observe(last, now());
+  }
+
+  // Wait before the first poll too: the start's answer is a fresh observation.
+  const pause = async () => {
+    const left = deadline - now();
+    if (left <= 0) throw new WaitTimeoutError(last);
+    await abortableSleep(Math.min(schedule.nextDelay(now()), left), signal);
+  };
+  if (last !== undefined) await pause();
+
+  return pRetry(
+    async () => {
+      const state = await options.poll();
+      last = state;
+      schedule.observe(state, now());
+      options.onPoll?.(state);
+      if (options.isFinal(state)) return state;
+      throw new NotFinished();
+    },
+    {
+      retries: Number.POSITIVE_INFINITY,
+      // The schedule decides each interval; p-retry's own backoff stays out of the way.
+      minTimeout: 0,
+      factor: 1,
+      signal,
+      // Anything but "not finished yet" (an API error that survived its own retries) ends the wait.
+      shouldRetry: ({ error }) => error instanceof NotFinished,
+      onFailedAttempt: async ({ error }) => {
+        if (error instanceof NotFinished) await pause();
+      }
+    }
+  );
+}
