@@ -1,0 +1,400 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
+import { ConfigFileError, patchValuesFile, readSetting } from '../src/config/values-file.ts';
+
+function fixture(name: string): string {
+  return readFileSync(new URL(`./fixtures/config/${name}`, import.meta.url), 'utf8');
+}
+
+/** Replaces exactly one occurrence, so an expectation cannot silently match nothing or too much. */
+function replaceOnce(text: string, from: string, to: string): string {
+  expect(text.split(from)).toHaveLength(2);
+  return text.replace(from, () => to);
+}
+
+function thrown(run: () => unknown): ConfigFileError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigFileError);
+    return error as ConfigFileError;
+  }
+  throw new Error('expected a ConfigFileError');
+}
+
+const OLD_URL =
+  'https://mintlify-static-exports.s3.amazonaws.com/se_3f9a2c1b8e7d4a06/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20261121%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20261121T230102Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404';
+const UMBRELLA_URL =
+  'https://mintlify-static-exports.s3.amazonaws.com/se_0a1b2c3d4e5f6a7b/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20261101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20261101T080000Z&X-Amz-Expires=604800&X-Amz-SignedHeaders=host&X-Amz-Signature=0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0';
+const JSON_URL =
+  'https://mintlify-static-exports.s3.amazonaws.com/se_3f9a2c1b8e7d4a06/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20261121T230102Z&X-Amz-Expires=86400&X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404';
+const NEW_URL =
+  'https://mintlify-static-exports.s3.amazonaws.com/se_7c4e9b2a1d6f3e80/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20261205%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20261205T101500Z&X-Amz-Expires=604800&X-Amz-SignedHeaders=host&X-Amz-Signature=5d41402abc4b2a76b9719d911017c592ae2f1e7f7e8c2b3d1f0e9a8b7c6d5e4f';
+
+describe('patchValuesFile on a hand-edited values.yaml', () => {
+  const original = fixture('values.yaml');
+
+  it('changes only the bundleUrl line, keeping comments, quoting, anchors and layout', () => {
+    const result = patchValuesFile('values.yaml', original, 'staticExport', { bundleUrl: NEW_URL });
+
+    expect(result.text).toBe(replaceOnce(original, `bundleUrl: "${OLD_URL}"`, `bundleUrl: "${NEW_URL}"`));
+    expect(result.changes).toEqual([{ key: 'staticExport.bundleUrl', before: OLD_URL, after: NEW_URL }]);
+  });
+
+  it('changes the version in place, keeping the comment beside it', () => {
+    const result = patchValuesFile('values.yaml', original, 'staticExport', {
+      bundleUrl: NEW_URL,
+      version: '2024-07-15'
+    });
+
+    let expected = replaceOnce(original, OLD_URL, NEW_URL);
+    expected = replaceOnce(expected, 'version: "2024-06-01"  # bump with care', 'version: "2024-07-15"  # bump with care');
+    expect(result.text).toBe(expected);
+    expect(result.changes).toEqual([
+      { key: 'staticExport.bundleUrl', before: OLD_URL, after: NEW_URL },
+      { key: 'staticExport.version', before: '2024-06-01', after: '2024-07-15' }
+    ]);
+  });
+
+  it('leaves the file untouched when the values are already there', () => {
+    const result = patchValuesFile('values.yaml', original, 'staticExport', { bundleUrl: OLD_URL, version: '2024-06-01' });
+
+    expect(result.text).toBe(original);
+    expect(result.changes).toEqual([]);
+  });
+
+  it('keeps CRLF line endings', () => {
+    const crlf = original.replaceAll('\n', '\r\n');
+
+    const result = patchValuesFile('values.yml', crlf, 'staticExport', { bundleUrl: NEW_URL });
+
+    expect(result.text).toBe(replaceOnce(crlf, OLD_URL, NEW_URL));
+  });
+
+  it('adds a missing setting in CRLF with CRLF', () => {
+    const crlf = 'staticExport:\r\n  enabled: true\r\n  bundleUrl: "old"\r\nimage:\r\n  tag: "1"\r\n';
+
+    const result = patchValuesFile('values.yaml', crlf, 'staticExport', { bundleUrl: 'old', version: '2024-07-15' });
+
+    expect(result.text).toBe(
+      'staticExport:\r\n  enabled: true\r\n  bundleUrl: "old"\r\n  version: "2024-07-15"\r\nimage:\r\n  tag: "1"\r\n'
+    );
+  });
+
+  it('keeps a plain link plain, an anchor on it, and quotes what plain style would misread', () => {
+    const text = 'staticExport:\n  enabled: true\n  bundleUrl: &link https://old.example/b.tar.gz\n  version: 2\nmirror: *link\n';
+
+    const result = patchValuesFile('values.yaml', text, 'staticExport', { bundleUrl: 'https://new.example/b.tar.gz', version: '3' });
+
+    expect(result.text).toBe(
+      'staticExport:\n  enabled: true\n  bundleUrl: &link https://new.example/b.tar.gz\n  version: "3"\nmirror: *link\n'
+    );
+    expect(result.changes.map((change) => change.before)).toEqual(['https://old.example/b.tar.gz', 2]);
+  });
+
+  it('writes a block scalar link as one double-quoted line', () => {
+    const text = 'staticExport:\n  bundleUrl: >-\n    https://old.example/b.tar.gz\n  enabled: true\n';
+
+    const result = patchValuesFile('values.yaml', text, 'staticExport', { bundleUrl: 'https://new.example/b.tar.gz' });
+
+    expect(result.text).toBe('staticExport:\n  bundleUrl: "https://new.example/b.tar.gz"\n  enabled: true\n');
+  });
+
+  it('keeps a file without a final newline without one', () => {
+    const text = 'staticExport:\n  enabled: true\n  bundleUrl: "old"';
+
+    expect(patchValuesFile('values.yaml', text, 'staticExport', { bundleUrl: 'new' }).text).toBe(
+      'staticExport:\n  enabled: true\n  bundleUrl: "new"'
+    );
+    expect(patchValuesFile('values.yaml', text, 'staticExport', { bundleUrl: 'old', version: 'v2' }).text).toBe(
+      'staticExport:\n  enabled: true\n  bundleUrl: "old"\n  version: "v2"'
+    );
+  });
+});
+
+describe('patchValuesFile on an umbrella chart (mintlify.staticExport, 4-space indentation)', () => {
+  const original = fixture('umbrella-values.yaml');
+
+  it('turns the export on and renews the link, keeping single quotes and the comment', () => {
+    const result = patchValuesFile('values.yaml', original, 'mintlify.staticExport', { bundleUrl: NEW_URL });
+
+    let expected = replaceOnce(original, 'enabled: false    #', 'enabled: true    #');
+    expected = replaceOnce(expected, `'${UMBRELLA_URL}'`, `'${NEW_URL}'`);
+    expect(result.text).toBe(expected);
+    expect(result.changes).toEqual([
+      { key: 'mintlify.staticExport.enabled', before: false, after: true },
+      { key: 'mintlify.staticExport.bundleUrl', before: UMBRELLA_URL, after: NEW_URL }
+    ]);
+  });
+
+  it('adds the version after the last setting, in the block’s indentation', () => {
+    const result = patchValuesFile('values.yaml', original, 'mintlify.staticExport', {
+      bundleUrl: UMBRELLA_URL,
+      version: '2024-07-15'
+    });
+
+    let expected = replaceOnce(original, 'enabled: false', 'enabled: true');
+    expected = replaceOnce(expected, `'${UMBRELLA_URL}'\n`, `'${UMBRELLA_URL}'\n        version: "2024-07-15"\n`);
+    expect(result.text).toBe(expected);
+    expect(result.changes.map((change) => change.key)).toEqual([
+      'mintlify.staticExport.enabled',
+      'mintlify.staticExport.version'
+    ]);
+  });
+
+  it('creates the block inside an existing parent, after its last entry', () => {
+    const withoutBlock = original.replace(/ {4}staticExport:\n(?: {8}.*\n)+/, '');
+    expect(withoutBlock).not.toContain('staticExport');
+
+    const result = patchValuesFile('values.yaml', withoutBlock, 'mintlify.staticExport', { bundleUrl: NEW_URL });
+
+    const block = `    staticExport:\n        enabled: true\n        bundleUrl: "${NEW_URL}"\n`;
+    expect(result.text).toBe(replaceOnce(withoutBlock, '        tag: 1.42.0\n', `        tag: 1.42.0\n${block}`));
+  });
+});
+
+describe('patchValuesFile creating the block', () => {
+  const original = fixture('values-without-export.yaml');
+
+  it('appends a missing top-level block at the end, set apart by a blank line', () => {
+    const result = patchValuesFile('values.yaml', original, 'staticExport', { bundleUrl: NEW_URL, version: '2024-07-15' });
+
+    expect(result.text).toBe(
+      `${original}\nstaticExport:\n  enabled: true\n  bundleUrl: "${NEW_URL}"\n  version: "2024-07-15"\n`
+    );
+    expect(result.changes).toEqual([
+      { key: 'staticExport.enabled', before: undefined, after: true },
+      { key: 'staticExport.bundleUrl', before: undefined, after: NEW_URL },
+      { key: 'staticExport.version', before: undefined, after: '2024-07-15' }
+    ]);
+  });
+
+  it('creates missing parents too', () => {
+    const result = patchValuesFile('values.yaml', original, 'mintlify.staticExport', { bundleUrl: NEW_URL });
+
+    expect(result.text).toBe(
+      `${original}\nmintlify:\n  staticExport:\n    enabled: true\n    bundleUrl: "${NEW_URL}"\n`
+    );
+  });
+
+  it('fills an empty file', () => {
+    const result = patchValuesFile('values.yaml', '', 'staticExport', { bundleUrl: NEW_URL });
+
+    expect(result.text).toBe(`staticExport:\n  enabled: true\n  bundleUrl: "${NEW_URL}"\n`);
+  });
+
+  it('fills a file that holds only comments', () => {
+    const result = patchValuesFile('values.yaml', '# nothing configured yet\n', 'staticExport', { bundleUrl: 'u' });
+
+    expect(result.text).toBe('# nothing configured yet\n\nstaticExport:\n  enabled: true\n  bundleUrl: "u"\n');
+  });
+
+  it('fills a key that is there with no value, keeping the comment on its line', () => {
+    const text = 'staticExport: # filled in by the export workflow\nimage:\n  tag: "1"\n';
+
+    const result = patchValuesFile('values.yaml', text, 'staticExport', { bundleUrl: 'u' });
+
+    expect(result.text).toBe(
+      'staticExport: # filled in by the export workflow\n  enabled: true\n  bundleUrl: "u"\nimage:\n  tag: "1"\n'
+    );
+  });
+
+  it('replaces an explicit null', () => {
+    const text = 'mintlify:\n    staticExport: ~\n    image: {}\n';
+
+    const result = patchValuesFile('values.yaml', text, 'mintlify.staticExport', { bundleUrl: 'u' });
+
+    expect(result.text).toBe('mintlify:\n    staticExport:\n        enabled: true\n        bundleUrl: "u"\n    image: {}\n');
+  });
+
+  it('fills a setting that is there with no value', () => {
+    const text = 'staticExport:\n  enabled: true\n  bundleUrl:\n';
+
+    const result = patchValuesFile('values.yaml', text, 'staticExport', { bundleUrl: 'u' });
+
+    expect(result.text).toBe('staticExport:\n  enabled: true\n  bundleUrl: "u"\n');
+    expect(result.changes).toEqual([{ key: 'staticExport.bundleUrl', before: null, after: 'u' }]);
+  });
+
+  it('writes into a flow mapping in flow style', () => {
+    const text = 'staticExport: {enabled: true, bundleUrl: old}\n';
+
+    expect(patchValuesFile('values.yaml', text, 'staticExport', { bundleUrl: 'https://x/?a=1,2' }).text).toBe(
+      'staticExport: {enabled: true, bundleUrl: "https://x/?a=1,2"}\n'
+    );
+    expect(patchValuesFile('values.yaml', text, 'staticExport', { bundleUrl: 'old', version: 'v2' }).text).toBe(
+      'staticExport: {enabled: true, bundleUrl: old, version: "v2"}\n'
+    );
+    expect(patchValuesFile('values.yaml', 'staticExport: {}\n', 'staticExport', { bundleUrl: 'u' }).text).toBe(
+      'staticExport: {enabled: true, bundleUrl: "u"}\n'
+    );
+  });
+});
+
+describe('patchValuesFile on JSON', () => {
+  // Each file, and the indentation of a property inside `staticExport`.
+  const files: Array<[file: string, indent: string]> = [
+    ['values-2-spaces.json', '    '],
+    ['values-4-spaces.json', '        '],
+    ['values-tabs.json', '\t\t']
+  ];
+
+  it.each(files)('%s: changes only the value', (name) => {
+    const original = fixture(name);
+
+    const result = patchValuesFile(name, original, 'staticExport', { bundleUrl: NEW_URL });
+
+    expect(result.text).toBe(replaceOnce(original, JSON_URL, NEW_URL));
+    expect(result.changes).toEqual([{ key: 'staticExport.bundleUrl', before: JSON_URL, after: NEW_URL }]);
+  });
+
+  it.each(files)('%s: adds the version as one property in the file’s style', (name, indent) => {
+    const original = fixture(name);
+
+    const result = patchValuesFile(name, original, 'staticExport', { bundleUrl: JSON_URL, version: '2024-07-15' });
+
+    expect(result.text).toBe(replaceOnce(original, `"${JSON_URL}"\n`, `"${JSON_URL}",\n${indent}"version": "2024-07-15"\n`));
+    expect(result.changes).toEqual([{ key: 'staticExport.version', before: undefined, after: '2024-07-15' }]);
+  });
+
+  it('leaves the file untouched when the values are already there', () => {
+    const original = fixture('values-tabs.json');
+
+    const result = patchValuesFile('values-tabs.json', original, 'staticExport', { bundleUrl: JSON_URL });
+
+    expect(result.text).toBe(original);
+    expect(result.changes).toEqual([]);
+  });
+
+  it('keeps CRLF line endings', () => {
+    const crlf = fixture('values-2-spaces.json').replaceAll('\n', '\r\n');
+
+    const result = patchValuesFile('values.json', crlf, 'staticExport', { bundleUrl: JSON_URL, version: 'v2' });
+
+    expect(result.text).toBe(replaceOnce(crlf, `"${JSON_URL}"\r\n`, `"${JSON_URL}",\r\n    "version": "v2"\r\n`));
+  });
+
+  it('creates a missing block and its parents', () => {
+    const text = '{\n    "image": {\n        "tag": "1.42.0"\n    }\n}\n';
+
+    const result = patchValuesFile('values.json', text, 'mintlify.staticExport', { bundleUrl: 'u' });
+
+    expect(result.text).toBe(
+      '{\n    "image": {\n        "tag": "1.42.0"\n    },\n    "mintlify": {\n        "staticExport": {\n' +
+        '            "enabled": true,\n            "bundleUrl": "u"\n        }\n    }\n}\n'
+    );
+    expect(result.changes.map((change) => change.before)).toEqual([undefined, undefined]);
+  });
+
+  it('fills a null block and an empty file', () => {
+    expect(patchValuesFile('values.json', '{\n  "staticExport": null\n}\n', 'staticExport', { bundleUrl: 'u' }).text).toBe(
+      '{\n  "staticExport": {\n    "enabled": true,\n    "bundleUrl": "u"\n  }\n}\n'
+    );
+    expect(patchValuesFile('values.json', '', 'staticExport', { bundleUrl: 'u' }).text).toBe(
+      '{\n  "staticExport": {\n    "enabled": true,\n    "bundleUrl": "u"\n  }\n}\n'
+    );
+  });
+
+  it('keeps comments in a JSON file that has them', () => {
+    const text = '{\n  // renewed by the export workflow\n  "staticExport": {\n    "enabled": true,\n    "bundleUrl": "old" // link\n  }\n}';
+
+    expect(patchValuesFile('values.json', text, 'staticExport', { bundleUrl: 'new' }).text).toBe(
+      replaceOnce(text, '"old"', '"new"')
+    );
+  });
+});
+
+describe('patchValuesFile errors', () => {
+  const settings = { bundleUrl: 'u' };
+
+  it('names the line of malformed YAML', () => {
+    const text = 'image:\n  tag: "1.42.0"\nstaticExport:\n  enabled: true\n bundleUrl: "x"\n';
+
+    const error = thrown(() => patchValuesFile('deploy/values.yaml', text, 'staticExport', settings));
+
+    expect(error.file).toBe('deploy/values.yaml');
+    expect(error.line).toBe(5);
+    expect(error.message).toMatch(/^deploy\/values\.yaml:5: not valid YAML: /);
+  });
+
+  it('refuses a YAML file with more than one document', () => {
+    const error = thrown(() => patchValuesFile('values.yaml', 'a: 1\n---\nb: 2\n', 'staticExport', settings));
+
+    expect(error.message).toBe('values.yaml:2: not valid YAML: the file holds more than one document');
+  });
+
+  it('names the line of malformed JSON', () => {
+    const text = '{\n  "image": {\n    "tag": "1.42.0"\n  },\n  "staticExport": {\n    "enabled": tru\n  }\n}\n';
+
+    const error = thrown(() => patchValuesFile('values.json', text, 'staticExport', settings));
+
+    expect(error.file).toBe('values.json');
+    expect(error.line).toBe(6);
+    expect(error.message).toMatch(/^values\.json:6: not valid JSON: /);
+  });
+
+  it('names the key and line of a block that is not a mapping', () => {
+    const yaml = thrown(() => patchValuesFile('values.yaml', 'image: {}\nstaticExport: "x"\n', 'staticExport', settings));
+    expect(yaml.line).toBe(2);
+    expect(yaml.message).toBe('values.yaml:2: "staticExport" is not a mapping');
+
+    const parent = thrown(() =>
+      patchValuesFile('values.yaml', 'a: 1\nb: 2\nmintlify:\n  - x\n', 'mintlify.staticExport', settings)
+    );
+    expect(parent.message).toBe('values.yaml:3: "mintlify" is not a mapping');
+
+    const json = thrown(() => patchValuesFile('values.json', '{\n  "staticExport": [1]\n}', 'staticExport', settings));
+    expect(json.message).toBe('values.json:2: "staticExport" is not an object');
+  });
+
+  it('refuses a setting that holds a mapping', () => {
+    const text = 'staticExport:\n  enabled: true\n  bundleUrl:\n    url: x\n';
+
+    const error = thrown(() => patchValuesFile('values.yaml', text, 'staticExport', settings));
+
+    expect(error.message).toBe('values.yaml:3: "staticExport.bundleUrl" is not a single value');
+  });
+
+  it('refuses a top level that is not a mapping', () => {
+    expect(thrown(() => patchValuesFile('values.yaml', '- a\n', 'staticExport', settings)).line).toBe(1);
+    expect(thrown(() => patchValuesFile('values.json', '[]', 'staticExport', settings)).line).toBe(1);
+  });
+
+  it('refuses an unsupported extension, saying which are supported', () => {
+    const error = thrown(() => patchValuesFile('deploy/values.toml', 'a = 1', 'staticExport', settings));
+
+    expect(error.file).toBe('deploy/values.toml');
+    expect(error.line).toBeUndefined();
+    expect(error.message).toContain('.yaml, .yml or .json');
+  });
+
+  it('refuses a config key with an empty segment', () => {
+    expect(thrown(() => patchValuesFile('values.yaml', '', 'mintlify..staticExport', settings)).message).toContain(
+      'mintlify..staticExport'
+    );
+  });
+});
+
+describe('readSetting', () => {
+  it('reads the current link', () => {
+    expect(readSetting('values.yaml', fixture('values.yaml'), 'staticExport', 'bundleUrl')).toBe(OLD_URL);
+    expect(readSetting('values.yaml', fixture('umbrella-values.yaml'), 'mintlify.staticExport', 'bundleUrl')).toBe(
+      UMBRELLA_URL
+    );
+    expect(readSetting('values.json', fixture('values-tabs.json'), 'staticExport', 'bundleUrl')).toBe(JSON_URL);
+    expect(readSetting('values.yaml', fixture('umbrella-values.yaml'), 'mintlify.staticExport', 'enabled')).toBe(false);
+  });
+
+  it('is undefined when the setting or its block is absent', () => {
+    expect(readSetting('values.yaml', fixture('umbrella-values.yaml'), 'mintlify.staticExport', 'version')).toBeUndefined();
+    expect(readSetting('values.yaml', fixture('values-without-export.yaml'), 'staticExport', 'bundleUrl')).toBeUndefined();
+    expect(readSetting('values.yaml', '', 'staticExport', 'bundleUrl')).toBeUndefined();
+    expect(readSetting('values.json', '{}', 'staticExport', 'bundleUrl')).toBeUndefined();
+    expect(readSetting('values.json', '{"staticExport": null}', 'staticExport', 'bundleUrl')).toBeUndefined();
+  });
+
+  it('fails like patchValuesFile on a file it cannot read', () => {
+    expect(() => readSetting('values.yaml', 'staticExport: x\n', 'staticExport', 'bundleUrl')).toThrow(ConfigFileError);
+    expect(() => readSetting('values.json', '{', 'staticExport', 'bundleUrl')).toThrow(ConfigFileError);
+  });
+});

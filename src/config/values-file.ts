@@ -1,0 +1,402 @@
+// Renews the static export settings in a deployment's values file (Helm `values.yaml`, or JSON)
+// so that a reviewed pull request shows only the lines that really changed.
+import { extname } from 'node:path';
+import { applyEdits, findNodeAtLocation, getNodeValue, modify, parseTree, printParseErrorCode } from 'jsonc-parser';
+import type { FormattingOptions, Node as JsonNode, ParseError } from 'jsonc-parser';
+import { Document, isMap, isNode, isScalar, LineCounter, parseDocument, Scalar, stringify, visit } from 'yaml';
+import type { Pair, YAMLMap } from 'yaml';
+
+export interface StaticExportSettings {
+  bundleUrl: string;
+  version?: string;
+}
+
+export interface SettingChange {
+  /** Dotted path of the setting, e.g. `mintlify.staticExport.bundleUrl`. */
+  key: string;
+  /** `undefined` when the setting was absent. */
+  before: unknown;
+  after: unknown;
+}
+
+export interface PatchResult {
+  text: string;
+  /** Empty when nothing changed; `text` is then the input, byte for byte. */
+  changes: SettingChange[];
+}
+
+export class ConfigFileError extends Error {
+  file: string;
+  line?: number;
+
+  constructor(file: string, problem: string, line?: number) {
+    super(line === undefined ? `${file}: ${problem}` : `${file}:${line}: ${problem}`);
+    this.name = 'ConfigFileError';
+    this.file = file;
+    this.line = line;
+  }
+}
+
+type Setting = [name: string, value: unknown];
+
+export function patchValuesFile(
+  file: string,
+  text: string,
+  configKey: string,
+  settings: StaticExportSettings
+): PatchResult {
+  const path = keyPath(file, configKey);
+  const wanted: Setting[] = [
+    ['enabled', true],
+    ['bundleUrl', settings.bundleUrl]
+  ];
+  if (settings.version !== undefined) wanted.push(['version', settings.version]);
+
+  const result = formatOf(file) === 'yaml' ? patchYaml(file, text, path, wanted) : patchJson(file, text, path, wanted);
+
+  // The edits are made by hand on the text, so read the result back before anyone commits it.
+  for (const [name, value] of wanted) {
+    if (readSetting(file, result.text, configKey, name) !== value) {
+      throw new Error(`${file}: patching ${configKey}.${name} did not give the expected value`);
+    }
+  }
+  return result;
+}
+
+export function readSetting(file: string, text: string, configKey: string, name: string): unknown {
+  const path = keyPath(file, configKey);
+  if (formatOf(file) === 'yaml') {
+    const yaml = parseYaml(file, text);
+    const place = locateYaml(yaml, path);
+    if (place.kind !== 'found') return undefined;
+    const node = findPair(place.map, name)?.value;
+    return isNode(node) ? node.toJS(yaml.doc) : node;
+  }
+  const tree = parseJson(file, text);
+  const place = locateJson(file, text, tree, path);
+  if (place.block === undefined) return undefined;
+  const node = findNodeAtLocation(place.block, [name]);
+  return node === undefined ? undefined : getNodeValue(node);
+}
+
+function keyPath(file: string, configKey: string): string[] {
+  const path = configKey.split('.');
+  if (path.some((segment) => segment === '')) {
+    throw new ConfigFileError(file, `"${configKey}" is not a dotted key such as "staticExport" or "mintlify.staticExport"`);
+  }
+  return path;
+}
+
+function formatOf(file: string): 'yaml' | 'json' {
+  const extension = extname(file).toLowerCase();
+  if (extension === '.yaml' || extension === '.yml') return 'yaml';
+  if (extension === '.json') return 'json';
+  throw new ConfigFileError(file, `unsupported file type "${extension}": use a .yaml, .yml or .json file`);
+}
+
+/** Nests the settings under the keys still to be created: (['a','b'], s) → {a: {b: s}}. */
+function nest(keys: string[], wanted: Setting[]): Record<string, unknown> {
+  let value: Record<string, unknown> = Object.fromEntries(wanted);
+  for (const key of [...keys].reverse()) value = { [key]: value };
+  return value;
+}
+
+function eolOf(text: string): string {
+  return text.includes('\r\n') ? '\r\n' : '\n';
+}
+
+function lineAt(text: string, offset: number): number {
+  return text.slice(0, offset).split('\n').length;
+}
+
+// ---------------------------------------------------------------------------------------------
+// YAML: the `yaml` Document finds the nodes and their source ranges; the file is then edited only
+// inside those ranges, because re-rendering the whole Document would also restyle untouched lines
+// (comment spacing, sequence indentation, flow spacing, folded scalars, runs of blank lines).
+
+interface ParsedYaml {
+  file: string;
+  text: string;
+  doc: Document.Parsed;
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+type YamlPlace =
+  | { kind: 'found'; map: YAMLMap }
+  /** The key `rest[0]` is missing from `parent`; no parent when the document is empty. */
+  | { kind: 'absent'; parent: YAMLMap | undefined; rest: string[] }
+  /** The key of `pair` is there with no value (`key:` or `key: ~`); `rest` is what goes below it. */
+  | { kind: 'empty'; pair: Pair; value: Scalar; inFlow: boolean; rest: string[] };
+
+function parseYaml(file: string, text: string): ParsedYaml {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter });
+  const error = doc.errors[0];
+  if (error !== undefined) {
+    // The message repeats the position and quotes the source; the first clause is the reason.
+    const reason =
+      error.code === 'MULTIPLE_DOCS'
+        ? 'the file holds more than one document'
+        : error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+    throw new ConfigFileError(file, `not valid YAML: ${reason}`, lineCounter.linePos(error.pos[0]).line);
+  }
+  return { file, text, doc };
+}
+
+function keyLine(text: string, pair: Pair): number | undefined {
+  return isNode(pair.key) && pair.key.range ? lineAt(text, pair.key.range[0]) : undefined;
+}
+
+function findPair(map: YAMLMap, key: string): Pair | undefined {
+  return map.items.find((pair) => isScalar(pair.key) && pair.key.value === key);
+}
+
+function locateYaml({ file, text, doc }: ParsedYaml, path: string[]): YamlPlace {
+  const root = doc.contents;
+  if (root === null) return { kind: 'absent', parent: undefined, rest: path };
+  if (!isMap(root)) throw new ConfigFileError(file, 'the top level is not a mapping', lineAt(text, root.range[0]));
+
+  let map: YAMLMap = root;
+  for (let i = 0; i < path.length; i++) {
+    const pair = findPair(map, path[i]);
+    if (pair === undefined) return { kind: 'absent', parent: map, rest: path.slice(i) };
+    const value = pair.value;
+    if (isScalar(value) && value.value === null) {
+      return { kind: 'empty', pair, value, inFlow: map.flow === true, rest: path.slice(i + 1) };
+    }
+    if (!isMap(value)) {
+      throw new ConfigFileError(file, `"${path.slice(0, i + 1).join('.')}" is not a mapping`, keyLine(text, pair));
+    }
+    map = value;
+  }
+  return { kind: 'found', map };
+}
+
+function patchYaml(file: string, text: string, path: string[], wanted: Setting[]): PatchResult {
+  const yaml = parseYaml(file, text);
+  const place = locateYaml(yaml, path);
+  const configKey = path.join('.');
+  const edits: Edit[] = [];
+  const changes: SettingChange[] = [];
+
+  if (place.kind === 'found') {
+    const missing: Setting[] = [];
+    for (const [name, after] of wanted) {
+      const key = `${configKey}.${name}`;
+      const pair = findPair(place.map, name);
+      const value = pair?.value;
+      if (pair === undefined) {
+        missing.push([name, after]);
+        changes.push({ key, before: undefined, after });
+      } else if (!isScalar(value)) {
+        throw new ConfigFileError(file, `"${key}" is not a single value`, keyLine(text, pair));
+      } else if (value.value !== after) {
+        edits.push(replaceScalar(yaml, value, after, place.map.flow === true));
+        changes.push({ key, before: value.value, after });
+      }
+    }
+    if (missing.length > 0) edits.push(addToMap(yaml, place.map, missing));
+  } else {
+    for (const [name, after] of wanted) changes.push({ key: `${configKey}.${name}`, before: undefined, after });
+    const block = nest(place.rest, wanted);
+    if (place.kind === 'absent') edits.push(addToMap(yaml, place.parent, Object.entries(block)));
+    else edits.push(...fillEmpty(yaml, place, block));
+  }
+
+  return { text: applyYamlEdits(text, edits), changes };
+}
+
+function applyYamlEdits(text: string, edits: Edit[]): string {
+  let result = text;
+  for (const edit of [...edits].sort((a, b) => b.start - a.start)) {
+    result = result.slice(0, edit.start) + edit.text + result.slice(edit.end);
+  }
+  return result;
+}
+
+/** Writes the new value over the old one's source, in the same quoting style. */
+function replaceScalar({ text }: ParsedYaml, node: Scalar, value: unknown, inFlow: boolean): Edit {
+  const [start, end] = node.range ?? [0, 0];
+  const isBlock = node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED;
+  // Keep the old style unless it cannot carry over: a block scalar needs its context's indentation,
+  // a plain one may not be safe in flow, and a null has no style worth keeping.
+  const restyle = isBlock || node.value === null || (inFlow && node.type === Scalar.PLAIN);
+  const scalar = new Scalar(value);
+  scalar.type = restyle ? Scalar.QUOTE_DOUBLE : node.type;
+  const rendered = stringify(scalar, { lineWidth: 0 }).replace(/\n$/, '');
+  if (start === end) return { start, end, text: ` ${rendered}` }; // `key:` with nothing after the colon
+  // A block scalar's range runs to the start of the next line.
+  return { start, end, text: isBlock ? rendered + eolOf(text) : rendered };
+}
+
+/** Adds entries after the last one in a mapping, or at the end of the file for the top level. */
+function addToMap(yaml: ParsedYaml, map: YAMLMap | undefined, entries: Array<[string, unknown]>): Edit {
+  const { text, doc } = yaml;
+  if (map?.flow) return addToFlowMap(yaml, map, Object.fromEntries(entries));
+  const column = map === undefined ? 0 : keyColumn(text, map);
+  const lines = renderBlock(Object.fromEntries(entries), column, indentStep(yaml));
+  if (map === undefined || map === doc.contents) {
+    // A new top-level block goes last, set apart by a blank line like the blocks before it.
+    if (text.trim() !== '' && !/\n[ \t]*\r?\n$/.test(text)) lines.unshift('');
+    return insertLines(text, text.length, lines);
+  }
+  return insertLines(text, map.range?.[1] ?? text.length, lines);
+}
+
+function addToFlowMap({ text }: ParsedYaml, map: YAMLMap, entries: Record<string, unknown>): Edit {
+  const [start, end] = map.range ?? [0, 0];
+  const padded = text[start + 1] === ' ';
+  if (map.items.length === 0) return { start, end, text: renderFlow(entries, padded) };
+  const last = map.items[map.items.length - 1];
+  const lastNode = last.value ?? last.key;
+  const at = (isNode(lastNode) ? lastNode.range?.[1] : undefined) ?? end - 1;
+  const inner = renderFlow(entries, false).slice(1, -1);
+  return { start: at, end: at, text: `, ${inner}` };
+}
+
+/** Gives `key:` or `key: ~` the block it should hold. */
+function fillEmpty(
+  yaml: ParsedYaml,
+  place: { pair: Pair; value: Scalar; inFlow: boolean },
+  block: Record<string, unknown>
+): Edit[] {
+  const { text } = yaml;
+  const [start, end] = place.value.range ?? [0, 0];
+  if (place.inFlow) {
+    const rendered = renderFlow(block, false);
+    return [{ start, end, text: start === end ? ` ${rendered}` : rendered }];
+  }
+  // Drop the `~` or `null` with the spaces before it; a comment after it stays on the key's line.
+  let from = start;
+  while (from > 0 && (text[from - 1] === ' ' || text[from - 1] === '\t')) from--;
+  const removeNull: Edit = { start: end > start ? from : start, end, text: '' };
+  const lineEnd = text.indexOf('\n', end);
+  const column = (isScalar(place.pair.key) ? columnAt(text, place.pair.key.range?.[0] ?? 0) : 0) + indentStep(yaml);
+  const lines = renderBlock(block, column, indentStep(yaml));
+  return [removeNull, insertLines(text, lineEnd === -1 ? text.length : lineEnd + 1, lines)];
+}
+
+/** Inserts whole lines at the start of a line; at the end of a file without a final newline, it stays without. */
+function insertLines(text: string, at: number, lines: string[]): Edit {
+  const eol = eolOf(text);
+  const block = lines.join(eol);
+  if (at > 0 && text[at - 1] !== '\n') return { start: at, end: at, text: eol + block };
+  return { start: at, end: at, text: block + eol };
+}
+
+function renderBlock(value: Record<string, unknown>, column: number, step: number): string[] {
+  const rendered = new Document(value).toString({
+    indent: step,
+    lineWidth: 0, // a presigned link must stay on one line
+    defaultStringType: 'QUOTE_DOUBLE',
+    defaultKeyType: 'PLAIN'
+  });
+  return rendered
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((line) => ' '.repeat(column) + line);
+}
+
+function renderFlow(value: Record<string, unknown>, padded: boolean): string {
+  return new Document(value, { flow: true })
+    .toString({ lineWidth: 0, flowCollectionPadding: padded, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' })
+    .replace(/\n$/, '');
+}
+
+function columnAt(text: string, offset: number): number {
+  return offset - (text.lastIndexOf('\n', offset - 1) + 1);
+}
+
+function keyColumn(text: string, map: YAMLMap): number {
+  const first = map.items[0]?.key;
+  return isScalar(first) && first.range ? columnAt(text, first.range[0]) : 0;
+}
+
+/** The file's indentation step: how far the first nested mapping sits inside its key. */
+function indentStep({ text, doc }: ParsedYaml): number {
+  let step = 0;
+  visit(doc, {
+    Pair(_, pair) {
+      if (!isMap(pair.value) || pair.value.flow || !isScalar(pair.key) || !pair.key.range) return;
+      step = keyColumn(text, pair.value) - columnAt(text, pair.key.range[0]);
+      return step > 0 ? visit.BREAK : undefined;
+    }
+  });
+  return step > 0 ? step : 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON: jsonc-parser's `modify` gives minimal edits, formatted like the rest of the file.
+
+function parseJson(file: string, text: string): JsonNode | undefined {
+  if (text.trim() === '') return undefined;
+  const errors: ParseError[] = [];
+  const tree = parseTree(text, errors, { allowTrailingComma: true });
+  const error = errors[0];
+  if (error !== undefined) {
+    throw new ConfigFileError(file, `not valid JSON: ${printParseErrorCode(error.error)}`, lineAt(text, error.offset));
+  }
+  if (tree === undefined || tree.type !== 'object') {
+    throw new ConfigFileError(file, 'the top level is not an object', lineAt(text, tree?.offset ?? 0));
+  }
+  return tree;
+}
+
+/** The settings object when it exists; otherwise how many keys of the path do (a `null` counts as missing). */
+function locateJson(
+  file: string,
+  text: string,
+  tree: JsonNode | undefined,
+  path: string[]
+): { block: JsonNode | undefined; depth: number } {
+  let node = tree;
+  for (let i = 0; i < path.length; i++) {
+    const child = node === undefined ? undefined : findNodeAtLocation(node, [path[i]]);
+    if (child === undefined || child.type === 'null') return { block: undefined, depth: i };
+    if (child.type !== 'object') {
+      throw new ConfigFileError(file, `"${path.slice(0, i + 1).join('.')}" is not an object`, lineAt(text, child.offset));
+    }
+    node = child;
+  }
+  return { block: node, depth: path.length };
+}
+
+function patchJson(file: string, text: string, path: string[], wanted: Setting[]): PatchResult {
+  const tree = parseJson(file, text);
+  const place = locateJson(file, text, tree, path);
+  const configKey = path.join('.');
+  const options = { formattingOptions: jsonFormatting(text) };
+  const changes: SettingChange[] = [];
+
+  if (place.block === undefined) {
+    // One edit creates the block with whatever parents it lacks.
+    const at = path.slice(0, place.depth + 1);
+    const source = tree === undefined ? '' : text;
+    let result = applyEdits(source, modify(source, at, nest(path.slice(place.depth + 1), wanted), options));
+    if (tree === undefined) result += options.formattingOptions.eol;
+    for (const [name, after] of wanted) changes.push({ key: `${configKey}.${name}`, before: undefined, after });
+    return { text: result, changes };
+  }
+
+  let result = text;
+  for (const [name, after] of wanted) {
+    const node = findNodeAtLocation(place.block, [name]);
+    const before = node === undefined ? undefined : getNodeValue(node);
+    if (before === after) continue;
+    result = applyEdits(result, modify(result, [...path, name], after, options));
+    changes.push({ key: `${configKey}.${name}`, before, after });
+  }
+  return { text: result, changes };
+}
+
+function jsonFormatting(text: string): FormattingOptions {
+  const eol = eolOf(text);
+  const indent = /^[ \t]+(?=\S)/m.exec(text)?.[0];
+  if (indent?.startsWith('\t')) return { insertSpaces: false, tabSize: 4, eol };
+  return { insertSpaces: true, tabSize: indent?.length ?? 2, eol };
+}
