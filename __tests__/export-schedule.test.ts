@@ -77,6 +77,13 @@ describe('ExportSchedule', () => {
     expect(result.polls).toBeLessThanOrEqual(fixedPoller(profile, 10_000).polls);
   });
 
+  it('a job shorter than one 10 s beat: noticed within a second, with one request more at most', () => {
+    const profile = { queuedMs: 1500, runMs: 8000 };
+    const result = simulate(profile);
+    expect(result.lateMs).toBeLessThanOrEqual(1000);
+    expect(result.polls).toBeLessThanOrEqual(fixedPoller(profile, 10_000).polls + 1);
+  });
+
   it('never polls faster than the floor nor waits longer than the ceiling', () => {
     for (const profile of Object.values(profiles)) {
       const { gaps } = simulate(profile, { floorMs: 1500, ceilingMs: 20_000 });

@@ -56,6 +56,10 @@ export async function startFromArgs(args: string[]): Promise<{ emulator: Platfor
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--help')) {
+    console.log(`${USAGE}\nFaults are switched at runtime: POST /_emulator/faults with {"route":"status","kind":"503"}\n(routes: start, status, bundle, agent-get, agent-create, feedback, download; kinds: 500, 503, 429, drop, hang, 409).`);
+    return;
+  }
   let started: Awaited<ReturnType<typeof startFromArgs>>;
   try {
     started = await startFromArgs(process.argv.slice(2));

@@ -118,7 +118,8 @@ export function progressLine(job: ExportJob, estimatedEnd: number | undefined, n
   if (job.status === 'queued') parts.push('waiting for the platform to start it');
   else parts.push(`${Math.round(job.progress)}%`, `${job.pageCount} ${job.pageCount === 1 ? 'page' : 'pages'}`);
   if (!isFinished(job) && job.status !== 'queued' && estimatedEnd !== undefined) {
-    parts.push(`about ${formatDuration(Math.max(0, estimatedEnd - now))} left`);
+    const left = estimatedEnd - now;
+    parts.push(left < 1000 ? 'about to finish' : `about ${formatDuration(left)} left`);
   }
   if (job.status === 'failed' && job.error) parts.push(job.error);
   return parts.join(' · ');

@@ -24,6 +24,11 @@ export interface ApiClientOptions {
   retries?: number;
   /** Shortest backoff; p-retry doubles it and adds jitter. */
   minBackoffMs?: number;
+  /**
+   * A fault whose Retry-After asks for a longer wait than this is not retried: the caller says when
+   * to come back instead of holding the step (an hourly limit can ask for an hour). Default: no cap.
+   */
+  maxRetryAfterMs?: number;
   signal?: AbortSignal;
   /** A line per request (method, path, status, time): goes to the debug log. */
   debug?: (line: string) => void;
@@ -118,16 +123,18 @@ export class ApiClient {
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<unknown> {
     const policy = options.retry ?? 'idempotent';
-    const { retries, minBackoffMs, signal } = this.options;
+    const { retries, minBackoffMs, signal, maxRetryAfterMs } = this.options;
+    const retryable = (error: unknown) =>
+      isRetryable(error, policy) && !(maxRetryAfterMs !== undefined && ((error as ApiError).retryAfterMs ?? 0) > maxRetryAfterMs);
     return pRetry(() => this.send(method, path, options), {
       retries,
       minTimeout: minBackoffMs,
       factor: 2,
       randomize: true,
       signal,
-      shouldRetry: ({ error }) => isRetryable(error, policy),
+      shouldRetry: ({ error }) => retryable(error),
       onFailedAttempt: async ({ error, retriesLeft, retryDelay }) => {
-        if (!isRetryable(error, policy) || retriesLeft === 0) return;
+        if (!retryable(error) || retriesLeft === 0) return;
         const apiError = error as ApiError;
         // Retry-After is the server's word on when to come back; p-retry's backoff is the floor.
         const extra = Math.max(0, (apiError.retryAfterMs ?? 0) - retryDelay);

@@ -12,7 +12,7 @@ export interface ScheduleLimits {
 }
 
 interface Sample {
-  /** When progress last changed, on our clock (server `updatedAt` moved by the estimated offset). */
+  /** When progress last changed, on the server's clock (`updatedAt`). */
   at: number;
   progress: number;
 }
@@ -21,13 +21,16 @@ interface Sample {
 const MARGIN_MS = 250;
 /** Before there is a rate, poll this soon after the start: jobs often leave `queued` quickly. */
 const FIRST_LOOK_MS = 2000;
+/** After the first progress sample, the longest wait for the second one. */
+const SECOND_LOOK_MAX_MS = 5000;
+const DAY_MS = 86_400_000;
 
 export class ExportSchedule implements PollSchedule<ExportJob> {
   private readonly limits: ScheduleLimits;
   private readonly startedAt: number;
   /** Samples since the last time progress went backwards (a reset restarts the estimate). */
   private samples: Sample[] = [];
-  /** Smallest seen (local receive time − server updatedAt): server clock offset plus a little lag. */
+  /** Smallest seen (our receive time − server `updatedAt`): the servers' clock offset plus a little lag. */
   private offset: number | undefined;
   /** The last time the job was seen queued: running began after it. */
   private lastQueuedAt: number;
@@ -43,13 +46,15 @@ export class ExportSchedule implements PollSchedule<ExportJob> {
       this.lastQueuedAt = at;
       return;
     }
+    // `updatedAt` dates the progress exactly, where our receive time adds the poll's own lag. A
+    // server that sends no usable `updatedAt` is dated by our clock (offset 0).
     const updated = Date.parse(job.updatedAt);
-    if (!Number.isNaN(updated)) this.offset = Math.min(this.offset ?? Infinity, at - updated);
-    const changedAt = Number.isNaN(updated) ? at : updated + (this.offset ?? 0);
+    const changedAt = Number.isNaN(updated) || updated > at + DAY_MS ? at : updated;
+    this.offset = Math.min(this.offset ?? Infinity, at - changedAt);
     const last = this.samples.at(-1);
     if (last && job.progress < last.progress) this.samples = []; // reset: the old rate says nothing
     if (last && job.progress === last.progress && this.samples.length > 0) return; // nothing new
-    this.samples.push({ at: Math.min(changedAt, at), progress: job.progress });
+    this.samples.push({ at: changedAt, progress: job.progress });
   }
 
   /** The estimated end on our clock, or undefined while there is no rate to go on. */
@@ -57,7 +62,7 @@ export class ExportSchedule implements PollSchedule<ExportJob> {
     const rate = this.rate();
     const last = this.samples.at(-1);
     if (rate === undefined || !last) return undefined;
-    return last.at + (100 - last.progress) / rate;
+    return last.at + (this.offset ?? 0) + (100 - last.progress) / rate;
   }
 
   /** Whether the estimate rests on two real progress samples rather than a guess from one. */
@@ -76,8 +81,9 @@ export class ExportSchedule implements PollSchedule<ExportJob> {
     }
     const untilEnd = end - now;
     if (!this.confident()) {
-      // One sample: the rate is a guess that errs slow (queue time included); look again half-way.
-      return clamp(untilEnd / 2);
+      // One sample: the rate is a guess that errs slow (queue time included), so look again soon
+      // for a second sample; two give a real rate.
+      return clamp(Math.min(untilEnd / 2, SECOND_LOOK_MAX_MS));
     }
     // Far from the end only the ceiling matters; near it, land just after the end.
     return clamp(untilEnd + MARGIN_MS);
@@ -93,7 +99,7 @@ export class ExportSchedule implements PollSchedule<ExportJob> {
     }
     // One sample: assume it began running when last seen queued, which overstates the time taken,
     // so the guess errs slow and the next look (half-way) comes before the end.
-    const since = last.at - this.lastQueuedAt;
+    const since = last.at + (this.offset ?? 0) - this.lastQueuedAt;
     if (last.progress <= 0 || since <= 0) return undefined;
     return last.progress / since;
   }
