@@ -10,7 +10,16 @@ export const PublishInput = {
   JobId: 'job-id',
   RequestTimeout: 'request-timeout',
   MinPollInterval: 'min-poll-interval',
-  MaxPollInterval: 'max-poll-interval'
+  MaxPollInterval: 'max-poll-interval',
+  ConfigPath: 'config-path',
+  ConfigRepository: 'config-repository',
+  ConfigKey: 'config-key',
+  BaseBranch: 'base-branch',
+  PrBranch: 'pr-branch',
+  PrTitle: 'pr-title',
+  PrLabels: 'pr-labels',
+  GithubToken: 'github-token',
+  DryRun: 'dry-run'
 } as const;
 
 export const PublishOutput = {
@@ -19,7 +28,11 @@ export const PublishOutput = {
   PageCount: 'page-count',
   BundleUrl: 'bundle-url',
   ExpiresAt: 'expires-at',
-  SizeBytes: 'size-bytes'
+  SizeBytes: 'size-bytes',
+  ConfigChanged: 'config-changed',
+  PullRequestNumber: 'pull-request-number',
+  PullRequestUrl: 'pull-request-url',
+  PullRequestOperation: 'pull-request-operation'
 } as const;
 
 export const DEFAULT_API_URL = 'https://api.mintlify.com';

@@ -3,13 +3,19 @@
 import * as core from '@actions/core';
 import type { ExportJob } from './api/static-export.ts';
 import { redactLink } from './config/link.ts';
+import type { ConfigTarget, ConfigUpdate } from './deployment.ts';
 import type { ExportResult } from './export.ts';
 import { formatBytes, formatDuration, formatInstant } from './format.ts';
 
-export async function writePublishSummary(result: ExportResult, domain: string | undefined): Promise<void> {
+export interface ConfigSummary {
+  target: ConfigTarget;
+  update: ConfigUpdate;
+}
+
+export async function writePublishSummary(result: ExportResult, domain: string | undefined, config?: ConfigSummary): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   const { job, bundle } = result;
-  await core.summary
+  core.summary
     .addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${job.status}`, 2)
     .addTable([
       [{ data: 'Job', header: true }, { data: `<code>${job.jobId}</code>${result.started ? '' : ' (reused)'}` }],
@@ -19,8 +25,25 @@ export async function writePublishSummary(result: ExportResult, domain: string |
       [{ data: 'Link expires', header: true }, formatInstant(bundle.expiresAt)],
       [{ data: 'Link', header: true }, `<code>${escapeHtml(redactLink(bundle.bundleUrl))}</code>`]
     ])
-    .addRaw('The full link is in the <code>bundle-url</code> output; download it before it expires, or run again with <code>job-id</code> for a fresh one.', true)
-    .write();
+    .addRaw('The full link is in the <code>bundle-url</code> output; download it before it expires, or run again with <code>job-id</code> for a fresh one.', true);
+  if (config) addConfigSection(config);
+  await core.summary.write();
+}
+
+function addConfigSection({ target, update }: ConfigSummary): void {
+  const where = `<code>${escapeHtml(target.path)}</code> in ${escapeHtml(`${target.repo.owner}/${target.repo.repo}`)}`;
+  core.summary.addHeading('Deployment configuration', 3);
+  if (!update.changed) {
+    core.summary.addRaw(`<p>${where} on <code>${escapeHtml(update.baseBranch)}</code> already holds this link: no pull request needed.</p>`, true);
+    return;
+  }
+  if (target.dryRun) {
+    core.summary.addRaw(`<p><strong>Dry run:</strong> nothing was written. This is the pull request the step would open against ${where}:</p>`, true);
+  } else if (update.url) {
+    const verb = { created: 'Opened', updated: 'Updated', none: 'Already current:' }[update.operation];
+    core.summary.addRaw(`<p>${verb} <a href="${escapeHtml(update.url)}">pull request #${update.number}</a> for ${where}. Merge it to roll the new bundle out.</p>`, true);
+  }
+  if (update.body) core.summary.addDetails('Pull request text', `\n\n${update.body}\n\n`);
 }
 
 export async function writeFailureSummary(failure: {
@@ -28,6 +51,8 @@ export async function writeFailureSummary(failure: {
   jobId?: string;
   job?: ExportJob;
   message: string;
+  /** True when the export succeeded and a later step (the configuration) failed. */
+  exported?: boolean;
 }): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   const rows = [];
@@ -36,11 +61,12 @@ export async function writeFailureSummary(failure: {
     rows.push([{ data: 'Status', header: true }, failure.job.status]);
     rows.push([{ data: 'Progress', header: true }, `${failure.job.progress}% · ${failure.job.pageCount} pages`]);
   }
-  const summary = core.summary.addHeading(`Static export${failure.domain ? ` of ${failure.domain}` : ''}: failed`, 2);
+  const title = failure.exported ? 'exported, but the configuration was not updated' : 'failed';
+  const summary = core.summary.addHeading(`Static export${failure.domain ? ` of ${failure.domain}` : ''}: ${title}`, 2);
   if (rows.length) summary.addTable(rows);
   await summary
     .addRaw(`<p><strong>What happened:</strong> ${escapeHtml(failure.message)}</p>`, true)
-    .addRaw('<p>No configuration was changed. The deployment keeps serving its current bundle.</p>', true)
+    .addRaw(`<p>${failure.exported ? 'The export is done, but the configuration pull request could not be opened or updated (see above). The bundle link is in the <code>bundle-url</code> output.' : 'No configuration was changed.'} The deployment keeps serving its current bundle.</p>`, true)
     .write();
 }
 

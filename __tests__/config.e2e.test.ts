@@ -1,0 +1,217 @@
+// End to end: dist/index.js keeps the deployment's values file current through one pull request,
+// against the platform emulator and the GitHub REST emulator (reached through GITHUB_API_URL, as
+// on GitHub Enterprise Server). Files are compared whole: only the changed values may differ.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { runAction } from '../emulator/runner.ts';
+
+const BUNDLE = 'dist/index.js';
+const REPO = 'acme/deploy';
+const TOKEN = 'ghs_emulator_token';
+const fixture = (name: string) => readFileSync(`__tests__/fixtures/config/${name}`, 'utf8');
+const OLD_LINK = /"https:\/\/mintlify-static-exports\.s3\.amazonaws\.com\/se_3f9a2c1b8e7d4a06\/bundle\.tar\.gz\?[^"]+"/;
+
+let platform: PlatformEmulator;
+let github: GitHubEmulator;
+// The platform's clock: links are signed with it, so a fixed clock gives the same link again.
+let now = Date.now();
+
+beforeAll(async () => {
+  platform = await startPlatformEmulator({ clock: () => now });
+  github = await startGitHubEmulator();
+});
+afterAll(async () => {
+  await platform.close();
+  await github.close();
+});
+beforeEach(() => {
+  now = Date.now();
+  platform.requests.length = 0;
+  github.requests.length = 0;
+  github.setPolicy({ allowActionsToCreatePullRequests: true, contentsWrite: true, pullRequestsWrite: true, protectedBranches: [] });
+  github.createRepo(REPO, { 'deploy/values.yaml': fixture('values.yaml'), 'deploy/values.json': fixture('values-4-spaces.json'), 'README.md': '# deploy\n' });
+});
+
+const env = { GITHUB_API_URL: '', GITHUB_REPOSITORY: REPO };
+const run = (inputs: Record<string, string>) =>
+  runAction(
+    BUNDLE,
+    { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': 'deploy/values.yaml', ...inputs },
+    { ...env, GITHUB_API_URL: github.url }
+  );
+const writes = () => github.requests.filter((r) => r.method !== 'GET');
+
+describe('the configuration pull request', () => {
+  it('first run opens it; a new link updates the same one; the same link does nothing', async () => {
+    const first = platform.seedExportJob({ domain: 'docs.example.com' });
+    const one = await run({ 'job-id': first, domain: 'docs.example.com', 'pr-labels': 'docs, deploy' });
+    expect(one.code).toBe(0);
+    expect(one.outputs).toMatchObject({ 'config-changed': 'true', 'pull-request-operation': 'created', 'pull-request-number': expect.stringMatching(/^\d+$/) });
+    const [pull] = github.pulls(REPO);
+    expect(pull).toMatchObject({ head: 'static-export/docs.example.com', base: 'main', state: 'open', labels: ['docs', 'deploy'] });
+    expect(one.outputs['pull-request-url']).toBe(pull.html_url);
+    // Only the link differs, byte for byte; every comment, anchor and blank line is kept.
+    const expected = fixture('values.yaml').replace(OLD_LINK, `"${one.outputs['bundle-url']}"`);
+    expect(github.fileAt(REPO, pull.head, 'deploy/values.yaml')).toBe(expected);
+    const head = github.commit(REPO, github.branchHead(REPO, pull.head)!)!;
+    expect(head.parents).toEqual([github.branchHead(REPO, 'main')]);
+    // The body a reviewer reads.
+    expect(pull.body).toContain('**docs.example.com**');
+    expect(pull.body).toContain(`\`${first}\``);
+    expect(pull.body).toMatch(/\| Pages exported \| \d+ \|/);
+    expect(pull.body).toMatch(/\| Bundle size \| [\d.]+ (B|KB) \|/);
+    expect(pull.body).toMatch(/\| New link expires \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
+    expect(pull.body).toContain('| `staticExport.bundleUrl` | `https://mintlify-static-exports.s3.amazonaws.com/se_3f9a2c1b8e7d4a06/bundle.tar.gz?…` |');
+    expect(pull.body).toContain(`/bundles/${first}/bundle.tar.gz?…\``);
+    expect(pull.body).toContain('fetches the new bundle at its next rollout');
+    expect(pull.body).not.toMatch(/X-Amz-Signature|aeeed9bb/);
+    expect(one.summary).toContain(`pull request #${pull.number}</a>`);
+
+    now += 5 * 60_000;
+    const second = platform.seedExportJob({ domain: 'docs.example.com' });
+    const two = await run({ 'job-id': second, domain: 'docs.example.com' });
+    expect(two.code).toBe(0);
+    expect(two.outputs).toMatchObject({ 'pull-request-operation': 'updated', 'pull-request-number': one.outputs['pull-request-number'] });
+    expect(github.pulls(REPO)).toHaveLength(1);
+    expect(github.fileAt(REPO, pull.head, 'deploy/values.yaml')).toBe(fixture('values.yaml').replace(OLD_LINK, `"${two.outputs['bundle-url']}"`));
+    expect(github.commit(REPO, github.branchHead(REPO, pull.head)!)!.parents).toEqual([github.branchHead(REPO, 'main')]);
+
+    github.requests.length = 0;
+    const three = await run({ 'job-id': second, domain: 'docs.example.com' });
+    expect(three.code).toBe(0);
+    expect(three.outputs['bundle-url']).toBe(two.outputs['bundle-url']);
+    expect(three.outputs).toMatchObject({ 'pull-request-operation': 'none', 'pull-request-number': one.outputs['pull-request-number'] });
+    expect(writes()).toEqual([]);
+    expect(three.log).toContain(`Pull request #${pull.number} is already current`);
+  });
+
+  it('does nothing when the base already holds the link', async () => {
+    const job = platform.seedExportJob({ domain: 'docs.example.com' });
+    const first = await run({ 'job-id': job, domain: 'docs.example.com', 'dry-run': 'true' });
+    const merged = fixture('values.yaml').replace(OLD_LINK, `"${first.outputs['bundle-url']}"`);
+    github.commitOnBranch(REPO, 'main', { 'deploy/values.yaml': merged }, 'Merge the static export pull request');
+    github.requests.length = 0;
+    const again = await run({ 'job-id': job, domain: 'docs.example.com' });
+    expect(again.code).toBe(0);
+    expect(again.outputs).toMatchObject({ 'config-changed': 'false', 'pull-request-operation': 'none' });
+    expect(again.outputs['pull-request-number']).toBeUndefined();
+    expect(writes()).toEqual([]);
+    expect(github.pulls(REPO)).toHaveLength(0);
+  });
+
+  it("keeps a JSON file's indentation; only the value differs", async () => {
+    const job = platform.seedExportJob({ domain: 'docs.example.com' });
+    const result = await run({ 'job-id': job, domain: 'docs.example.com', 'config-path': 'deploy/values.json' });
+    expect(result.code).toBe(0);
+    const before = fixture('values-4-spaces.json');
+    const after = github.fileAt(REPO, 'static-export/docs.example.com', 'deploy/values.json')!;
+    const oldLink = (JSON.parse(before) as { staticExport: { bundleUrl: string } }).staticExport.bundleUrl;
+    expect(after).toBe(before.replace(JSON.stringify(oldLink), JSON.stringify(result.outputs['bundle-url'])));
+  });
+
+  it('creates the block and its parents under a nested config-key, and sets version', async () => {
+    const job = platform.seedExportJob({ domain: 'docs.example.com' });
+    const result = await run({ 'job-id': job, domain: 'docs.example.com', 'config-path': 'README-values.yml', 'config-key': 'mintlify.staticExport', version: '2024-06-01' });
+    // The file does not exist: a clear error, nothing written, no export spent on it.
+    expect(result.code).toBe(1);
+    expect(result.log).toContain('::error::README-values.yml does not exist on main in acme/deploy. Check config-path');
+    expect(writes()).toEqual([]);
+    expect(platform.requests.filter((r) => r.route === 'bundle')).toHaveLength(0);
+
+    github.commitOnBranch(REPO, 'main', { 'deploy/umbrella.yaml': 'global:\n  domain: docs.example.com # shared\n' }, 'Add umbrella values');
+    const nested = await run({ 'job-id': job, domain: 'docs.example.com', 'config-path': 'deploy/umbrella.yaml', 'config-key': 'mintlify.staticExport', version: '2024-06-01' });
+    expect(nested.code).toBe(0);
+    expect(github.fileAt(REPO, 'static-export/docs.example.com', 'deploy/umbrella.yaml')).toBe(
+      `global:\n  domain: docs.example.com # shared\n\nmintlify:\n  staticExport:\n    enabled: true\n    bundleUrl: "${nested.outputs['bundle-url']}"\n    version: "2024-06-01"\n`
+    );
+  });
+
+  it('dry run: shows the change and writes nothing', async () => {
+    const job = platform.seedExportJob({ domain: 'docs.example.com' });
+    const result = await run({ 'job-id': job, domain: 'docs.example.com', 'dry-run': 'true' });
+    expect(result.code).toBe(0);
+    expect(result.outputs).toMatchObject({ 'config-changed': 'true', 'pull-request-operation': 'none' });
+    expect(writes()).toEqual([]);
+    expect(result.summary).toContain('<strong>Dry run:</strong> nothing was written');
+    expect(result.summary).toContain('What changes in `deploy/values.yaml`');
+  });
+});
+
+describe('nothing is written when it should not be', () => {
+  it('a malformed file fails naming the file and line, before any export', async () => {
+    github.commitOnBranch(REPO, 'main', { 'deploy/values.yaml': 'staticExport:\n  enabled: true\n bundleUrl: "x"\n' }, 'Break the file');
+    github.requests.length = 0;
+    const result = await run({ domain: 'docs.example.com' });
+    expect(result.code).toBe(1);
+    expect(result.log).toMatch(/::error::deploy\/values\.yaml:3: /);
+    expect(writes()).toEqual([]);
+    expect(platform.requests.filter((r) => r.route === 'start')).toHaveLength(0);
+  });
+
+  it('a failed export changes no file and opens no pull request', async () => {
+    const live = await startPlatformEmulator({ profile: { queuedMs: 100, runMs: 1500, failAt: 30 } });
+    try {
+      const result = await runAction(
+        BUNDLE,
+        { 'api-key': DEFAULT_API_KEY, 'api-url': live.url, 'github-token': TOKEN, 'config-path': 'deploy/values.yaml', domain: 'docs.example.com' },
+        { ...env, GITHUB_API_URL: github.url }
+      );
+      expect(result.code).toBe(1);
+      expect(result.outputs.status).toBe('failed');
+      expect(writes()).toEqual([]);
+      expect(github.pulls(REPO)).toHaveLength(0);
+      expect(result.summary).toContain('No configuration was changed');
+    } finally {
+      await live.close();
+    }
+  });
+});
+
+describe('GitHub errors a person can act on', () => {
+  it('the repository does not let Actions create pull requests', async () => {
+    github.setPolicy({ allowActionsToCreatePullRequests: false });
+    const result = await run({ 'job-id': platform.seedExportJob({ domain: 'docs.example.com' }), domain: 'docs.example.com' });
+    expect(result.code).toBe(1);
+    expect(result.log).toContain('Allow GitHub Actions to create and approve pull requests');
+    expect(result.summary).toContain('exported, but the configuration was not updated');
+  });
+
+  it('a token without write permission is shown the permissions block', async () => {
+    github.setPolicy({ contentsWrite: false });
+    const result = await run({ 'job-id': platform.seedExportJob({ domain: 'docs.example.com' }), domain: 'docs.example.com' });
+    expect(result.code).toBe(1);
+    expect(result.log).toContain('permissions: { contents: write, pull-requests: write }');
+  });
+
+  it('a protected pull request branch', async () => {
+    github.setPolicy({ protectedBranches: ['static-export/docs.example.com'] });
+    const result = await run({ 'job-id': platform.seedExportJob({ domain: 'docs.example.com' }), domain: 'docs.example.com' });
+    expect(result.code).toBe(1);
+    expect(result.log).toMatch(/::error::.*protected.*pr-branch/);
+  });
+
+  it('a base branch that does not exist', async () => {
+    const result = await run({ 'job-id': platform.seedExportJob({ domain: 'docs.example.com' }), domain: 'docs.example.com', 'base-branch': 'release' });
+    expect(result.code).toBe(1);
+    expect(result.log).toContain('release');
+    expect(result.log).toMatch(/::error::.*branch does not exist/);
+    expect(platform.requests.filter((r) => r.route === 'bundle')).toHaveLength(0);
+  });
+
+  it('bad configuration inputs fail before any request', async () => {
+    for (const [inputs, message] of [
+      [{ 'config-path': 'deploy/values.toml' }, "Input 'config-path': 'deploy/values.toml' is not a file this action can edit"],
+      [{ 'config-key': 'static export' }, "Input 'config-key': 'static export' is not a dotted key path"],
+      [{ 'config-repository': 'acme' }, "Input 'config-repository': 'acme' is not a repository"],
+      [{ 'dry-run': 'maybe' }, "Input 'dry-run': 'maybe' is not a boolean"]
+    ] as const) {
+      const result = await run({ domain: 'docs.example.com', ...inputs });
+      expect(result.code).toBe(1);
+      expect(result.log).toContain(`::error::${message}`);
+    }
+    expect(github.requests).toEqual([]);
+    expect(platform.requests).toEqual([]);
+  });
+});

@@ -1,0 +1,140 @@
+// Keeps the self-hosted deployment's configuration pointing at the new bundle: read the values file
+// on the base branch, change exactly the static export settings, and propose that as one pull
+// request (or, in a dry run, only show it). Runs only after a completed export and a bundle.
+import type { Bundle, ExportJob } from './api/static-export.ts';
+import { linkExpiry, redactLink } from './config/link.ts';
+import { type SettingChange, patchValuesFile } from './config/values-file.ts';
+import { formatBytes } from './format.ts';
+import { type BaseFile, type Octokit, PullRequestError, type Repo, proposeChange, readBaseFile } from './github/pull-request.ts';
+
+export interface ConfigTarget {
+  repo: Repo;
+  path: string;
+  /** Dotted path of the static export block, e.g. `staticExport` or `mintlify.staticExport`. */
+  key: string;
+  /** Undefined: the repository's default branch. */
+  baseBranch?: string;
+  prBranch: string;
+  title: string;
+  labels: string[];
+  dryRun: boolean;
+}
+
+export interface PublishedBundle {
+  domain?: string;
+  job: ExportJob;
+  bundle: Bundle;
+  version?: string;
+  /** Set when this run renewed the link of the export already in the file. */
+  renewal?: { previousLink?: string };
+}
+
+export interface ConfigUpdate {
+  /** True when the file on the base does not hold these values yet. */
+  changed: boolean;
+  operation: 'created' | 'updated' | 'none';
+  number?: number;
+  url?: string;
+  changes: SettingChange[];
+  baseBranch: string;
+  body?: string;
+}
+
+/** Reads the values file on the base branch; a missing file is an error a person can act on. */
+export async function readConfigFile(octokit: Octokit, target: ConfigTarget): Promise<BaseFile & { text: string }> {
+  const base = await readBaseFile(octokit, target.repo, target.path, target.baseBranch);
+  if (base.text === undefined) {
+    throw new PullRequestError(
+      `${target.path} does not exist on ${base.branch} in ${target.repo.owner}/${target.repo.repo}. Check config-path (a path from the repository's root) and base-branch.`,
+      404
+    );
+  }
+  return { ...base, text: base.text };
+}
+
+export async function updateDeploymentConfig(
+  octokit: Octokit,
+  target: ConfigTarget,
+  published: PublishedBundle,
+  base?: BaseFile & { text: string }
+): Promise<ConfigUpdate> {
+  const file = base ?? (await readConfigFile(octokit, target));
+  const patch = patchValuesFile(target.path, file.text, target.key, {
+    bundleUrl: published.bundle.bundleUrl,
+    ...(published.version ? { version: published.version } : {})
+  });
+  if (patch.changes.length === 0) {
+    return { changed: false, operation: 'none', changes: [], baseBranch: file.branch };
+  }
+  const body = pullRequestBody(target, published, patch.changes);
+  if (target.dryRun) {
+    return { changed: true, operation: 'none', changes: patch.changes, baseBranch: file.branch, body };
+  }
+  const proposal = await proposeChange(octokit, target.repo, {
+    path: target.path,
+    text: patch.text,
+    base: file,
+    branch: target.prBranch,
+    commitMessage: commitMessage(target, published),
+    title: target.title,
+    body,
+    labels: target.labels
+  });
+  return { changed: true, ...proposal, changes: patch.changes, baseBranch: file.branch, body };
+}
+
+function commitMessage(target: ConfigTarget, published: PublishedBundle): string {
+  const what = published.renewal ? 'Renew the static export link' : 'Point the deployment at a new static export';
+  return `${what} (${published.job.jobId})\n\nSets ${target.key}.bundleUrl in ${target.path} to a link that expires at ${published.bundle.expiresAt}.`;
+}
+
+/**
+ * What a reviewer needs: what was exported, what changes in the file, and what merging does. It
+ * holds no run-specific text (run links, relative times), so an unchanged proposal keeps an
+ * unchanged body and the pull request is left alone.
+ */
+export function pullRequestBody(target: ConfigTarget, published: PublishedBundle, changes: SettingChange[]): string {
+  const { job, bundle } = published;
+  const newExpiry = formatUtc(bundle.expiresAt);
+  const lines = [
+    published.renewal
+      ? `Renews the static export link${published.domain ? ` of **${published.domain}**` : ''}: the same export, a fresh link. No page changed.`
+      : `A new static export${published.domain ? ` of **${published.domain}**` : ''} is ready; this points the deployment at it.`,
+    '',
+    '| | |',
+    '|---|---|'
+  ];
+  if (published.domain) lines.push(`| Domain | ${published.domain} |`);
+  lines.push(`| Export job | \`${job.jobId}\` |`, `| Pages exported | ${job.pageCount} |`, `| Bundle size | ${formatBytes(bundle.sizeBytes)} |`);
+  if (published.renewal) {
+    const previous = published.renewal.previousLink ? linkExpiry(published.renewal.previousLink) : undefined;
+    lines.push(`| Old link expires | ${previous ? formatUtc(previous.toISOString()) : 'unknown'} |`);
+  }
+  lines.push(`| New link expires | ${newExpiry} |`, '');
+  lines.push(`### What changes in \`${target.path}\``, '', '| setting | before | after |', '|---|---|---|');
+  for (const change of changes) {
+    lines.push(`| \`${change.key}\` | ${showValue(change.before)} | ${showValue(change.after)} |`);
+  }
+  lines.push(
+    '',
+    '### What merging does',
+    '',
+    `The deployment fetches the new bundle at its next rollout (for example \`helm upgrade … -f ${target.path}\`). ` +
+      `The link expires at ${newExpiry}: roll out before then. Links are shown without their signature; the file holds the full link.`,
+    '',
+    '<sub>Opened by the static export action. It keeps this one pull request current: later runs update it rather than open another.</sub>'
+  );
+  return lines.join('\n');
+}
+
+/** A setting's value for people: links without their signature, other values as JSON. */
+export function showValue(value: unknown): string {
+  if (value === undefined) return '(not set)';
+  if (typeof value === 'string' && /^https?:\/\//.test(value)) return `\`${redactLink(value)}\``;
+  return `\`${JSON.stringify(value)}\``;
+}
+
+function formatUtc(iso: string): string {
+  const at = Date.parse(iso);
+  return Number.isNaN(at) ? iso : new Date(at).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+}

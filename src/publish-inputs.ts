@@ -1,0 +1,107 @@
+// The root action's inputs, read and checked in one place before any request is sent, so a typo
+// costs a second, not an export.
+import * as core from '@actions/core';
+import { checkAdminKey } from './api/key.ts';
+import { JOB_ID } from './api/static-export.ts';
+import { DEFAULT_API_URL, PublishInput as Input } from './constants.ts';
+import type { ConfigTarget } from './deployment.ts';
+import type { ExportPlan } from './export.ts';
+import { InputError, parseBaseUrl, parseBoolean, parseDuration, parseHostname, parseList, parseRepository } from './inputs.ts';
+import type { ScheduleLimits } from './wait/export-schedule.ts';
+
+export interface PublishInputs {
+  apiKey: string;
+  apiUrl: string;
+  plan: ExportPlan;
+  /** The hostname, when given (it is optional with job-id). */
+  domain?: string;
+  version?: string;
+  timeoutMs: number;
+  /** As the user wrote it, for messages. */
+  timeoutText: string;
+  requestTimeoutMs: number;
+  limits: ScheduleLimits;
+  /** Set when config-path is: the configuration pull request to keep current. */
+  config?: ConfigTarget & { token: string };
+}
+
+const CONFIG_KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+const CONFIG_EXTENSIONS = /\.(ya?ml|json)$/i;
+
+export function readPublishInputs(): PublishInputs {
+  const apiKey = core.getInput(Input.ApiKey, { required: true });
+  core.setSecret(apiKey); // first, so no later message can echo it
+  const jobId = core.getInput(Input.JobId).trim();
+  const domainText = core.getInput(Input.Domain);
+  const version = core.getInput(Input.Version).trim() || undefined;
+  const paths = parseList(core.getInput(Input.Paths));
+
+  let domain: string | undefined;
+  if (domainText.trim() !== '') {
+    const parsed = parseHostname(Input.Domain, domainText);
+    if (parsed.reducedFrom) core.notice(`Input 'domain' was a URL (${parsed.reducedFrom}); exporting its hostname ${parsed.hostname}.`);
+    domain = parsed.hostname;
+  }
+  let plan: ExportPlan;
+  if (jobId !== '') {
+    if (!JOB_ID.test(jobId)) throw new InputError(Input.JobId, `'${jobId}' is not an export job id. Job ids look like se_3f9a2c1b8e7d4a06.`);
+    plan = { reuse: jobId };
+  } else {
+    if (!domain) {
+      throw new InputError(Input.Domain, 'is required unless job-id is given. Set it to the hostname of your docs, for example docs.example.com.');
+    }
+    plan = { start: { domain, ...(version ? { version } : {}), ...(paths.length ? { paths } : {}) } };
+  }
+
+  const minPollText = core.getInput(Input.MinPollInterval) || '1s';
+  const minPoll = parseDuration(Input.MinPollInterval, minPollText);
+  const maxPoll = parseDuration(Input.MaxPollInterval, core.getInput(Input.MaxPollInterval) || '30s');
+  if (maxPoll < minPoll) throw new InputError(Input.MaxPollInterval, `must not be shorter than min-poll-interval (${minPollText}).`);
+  const timeoutText = core.getInput(Input.Timeout) || '30m';
+  return {
+    apiKey: checkAdminKey(Input.ApiKey, apiKey),
+    apiUrl: parseBaseUrl(Input.ApiUrl, core.getInput(Input.ApiUrl) || DEFAULT_API_URL),
+    plan,
+    domain,
+    version,
+    timeoutMs: parseDuration(Input.Timeout, timeoutText),
+    timeoutText,
+    requestTimeoutMs: parseDuration(Input.RequestTimeout, core.getInput(Input.RequestTimeout) || '30s'),
+    limits: { floorMs: minPoll, ceilingMs: maxPoll },
+    config: readConfigInputs(domain)
+  };
+}
+
+function readConfigInputs(domain: string | undefined): (ConfigTarget & { token: string }) | undefined {
+  const path = core.getInput(Input.ConfigPath).trim().replace(/^\.?\//, '');
+  if (path === '') return undefined;
+  if (!CONFIG_EXTENSIONS.test(path)) {
+    throw new InputError(Input.ConfigPath, `'${path}' is not a file this action can edit. Use a .yaml, .yml or .json values file.`);
+  }
+  const token = core.getInput(Input.GithubToken);
+  if (token.trim() === '') {
+    throw new InputError(Input.GithubToken, 'is empty. It defaults to ${{ github.token }}; pass a token that can write to the configuration repository.');
+  }
+  core.setSecret(token);
+  const repository = core.getInput(Input.ConfigRepository).trim() || process.env.GITHUB_REPOSITORY || '';
+  if (repository === '') throw new InputError(Input.ConfigRepository, 'is not set and GITHUB_REPOSITORY is empty. Give the repository as owner/name.');
+  const key = core.getInput(Input.ConfigKey).trim() || 'staticExport';
+  if (!CONFIG_KEY.test(key)) {
+    throw new InputError(Input.ConfigKey, `'${key}' is not a dotted key path. Use, for example, staticExport or mintlify.staticExport.`);
+  }
+  const prBranch = core.getInput(Input.PrBranch).trim() || `static-export/${domain ?? 'bundle'}`;
+  if (!/^[A-Za-z0-9._\-/]+$/.test(prBranch) || prBranch.includes('..') || prBranch.endsWith('/')) {
+    throw new InputError(Input.PrBranch, `'${prBranch}' is not a valid branch name.`);
+  }
+  return {
+    token,
+    repo: parseRepository(Input.ConfigRepository, repository),
+    path,
+    key,
+    baseBranch: core.getInput(Input.BaseBranch).trim() || undefined,
+    prBranch,
+    title: core.getInput(Input.PrTitle).trim() || `Static export: new bundle${domain ? ` for ${domain}` : ''}`,
+    labels: parseList(core.getInput(Input.PrLabels)),
+    dryRun: parseBoolean(Input.DryRun, core.getInput(Input.DryRun) || 'false')
+  };
+}
