@@ -89,7 +89,7 @@ describe('publish: bad input fails before any request', () => {
     [{ domain: 'https://docs.example.com/docs' }, "Input 'domain': 'https://docs.example.com/docs' has a path"],
     [{ domain: '' }, "Input 'domain': is required unless job-id is given"],
     [{ timeout: 'ten minutes' }, "Input 'timeout': 'ten minutes' is not a duration"],
-    [{ 'job-id': 'job-42' }, "Input 'job-id': 'job-42' is not an export job id"],
+    [{ 'job-id': 'job-42' }, "Input 'job-id': 'job-42' is neither auto nor an export job id"],
     [{ 'api-key': 'mint_dsc_assistant' }, "Input 'api-key': is an assistant key (mint_dsc_…), not an admin key"],
     [{ 'api-url': 'api.mintlify.com' }, "Input 'api-url'"]
   ])('%j', async (extra, message) => {

@@ -31107,7 +31107,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5493);
+/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9193);
 /* harmony import */ var _runtime_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6064);
 // Bundle entry of the root action (dist/index.js).
 
@@ -31119,7 +31119,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5493:
+/***/ 9193:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -36526,7 +36526,10 @@ function formatDuration(ms) {
     const minutes = Math.floor(seconds / 60);
     if (minutes < 60)
         return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
-    return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+    const hours = Math.floor(minutes / 60);
+    if (hours < 48)
+        return `${hours}h ${String(minutes % 60).padStart(2, '0')}m`;
+    return `${Math.floor(hours / 24)}d ${hours % 24}h`;
 }
 function formatBytes(bytes) {
     if (bytes < 1024)
@@ -36801,7 +36804,8 @@ const PublishInput = {
     PrTitle: 'pr-title',
     PrLabels: 'pr-labels',
     GithubToken: 'github-token',
-    DryRun: 'dry-run'
+    DryRun: 'dry-run',
+    MinValidity: 'min-validity'
 };
 const PublishOutput = {
     JobId: 'job-id',
@@ -36813,7 +36817,9 @@ const PublishOutput = {
     ConfigChanged: 'config-changed',
     PullRequestNumber: 'pull-request-number',
     PullRequestUrl: 'pull-request-url',
-    PullRequestOperation: 'pull-request-operation'
+    PullRequestOperation: 'pull-request-operation',
+    Skipped: 'skipped',
+    SkipReason: 'skip-reason'
 };
 const DEFAULT_API_URL = 'https://api.mintlify.com';
 const AgentJobInput = {
@@ -36862,6 +36868,97 @@ const FeedbackOutput = {
     CsvPath: 'csv-path'
 };
 
+;// CONCATENATED MODULE: ./src/config/link.ts
+// Reads what can be read from a presigned bundle link without fetching it, and shows it safely.
+/** When a presigned link stops working; `undefined` when the link does not say, or says it badly. */
+function linkExpiry(link) {
+    const url = link_parseUrl(link);
+    if (url === undefined)
+        return undefined;
+    const params = url.searchParams;
+    // S3 accepts these names in any letter case; Google's V4 signing mirrors S3's.
+    const lower = new Map([...params].map(([name, value]) => [name.toLowerCase(), value]));
+    for (const vendor of ['amz', 'goog']) {
+        const signedAt = lower.get(`x-${vendor}-date`);
+        const lifetime = lower.get(`x-${vendor}-expires`);
+        if (signedAt === undefined && lifetime === undefined)
+            continue;
+        const start = signingDate(signedAt);
+        if (start === undefined || lifetime === undefined || !/^\d+$/.test(lifetime))
+            return undefined;
+        return new Date(start.getTime() + Number(lifetime) * 1000);
+    }
+    const sasExpiry = params.get('se'); // Azure shared access signature
+    if (sasExpiry !== null)
+        return isoDate(sasExpiry);
+    const expires = params.get('Expires'); // CloudFront canned policy, S3 signature version 2
+    if (expires !== null)
+        return /^\d+$/.test(expires) ? new Date(Number(expires) * 1000) : undefined;
+    return undefined;
+}
+/** The static export job id (`se_…`) that the link's path names, if any. */
+function jobIdFromLink(link) {
+    return pathSegments(link_parseUrl(link)).find(isJobId);
+}
+/** The link for humans and logs: no query values (they hold the signature), and a short path. */
+function redactLink(link) {
+    const url = link_parseUrl(link);
+    if (url === undefined)
+        return '(not a valid link)';
+    const segments = pathSegments(url);
+    const last = segments.length - 1;
+    let path = url.pathname;
+    if (segments.length > 3) {
+        // Keep the first and last segments, and the job id, which says which export this is.
+        const kept = segments.map((segment, i) => (i === 0 || i === last || isJobId(segment) ? segment : '…'));
+        path = '/' + kept.filter((segment, i) => segment !== '…' || kept[i - 1] !== '…').join('/');
+    }
+    // `host` leaves out any user name and password.
+    return `${url.protocol}//${url.host}${path}${url.search === '' ? '' : '?…'}`;
+}
+function link_parseUrl(link) {
+    try {
+        return new URL(link);
+    }
+    catch {
+        return undefined;
+    }
+}
+function pathSegments(url) {
+    return url === undefined ? [] : url.pathname.split('/').filter((segment) => segment !== '');
+}
+function isJobId(segment) {
+    return /^se_[A-Za-z0-9_-]+$/.test(segment);
+}
+/** `20261121T230102Z`, the signing time of S3 and Google Cloud Storage V4 links. */
+function signingDate(text) {
+    const parts = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(text ?? '');
+    return parts === null ? undefined : utcDate(parts.slice(1).map(Number));
+}
+/** Azure's forms: `2026-11-22`, `2026-11-22T23:01Z`, `2026-11-22T23:01:02Z`, `2026-11-22T23:01:02.5+01:00`. */
+function isoDate(text) {
+    const parts = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.exec(text);
+    if (parts === null)
+        return undefined;
+    const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', zone = 'Z'] = parts;
+    const local = utcDate([year, month, day, hour, minute, second].map(Number));
+    if (local === undefined)
+        return undefined;
+    const offset = zone === 'Z' ? 0 : (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4)));
+    return new Date(local.getTime() + Number(`0${fraction}`) * 1000 - offset * 60_000);
+}
+/** A UTC date from [year, month, day, hour, minute, second], refusing impossible ones such as 31 February. */
+function utcDate([year, month, day, hour, minute, second]) {
+    const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+    const valid = date.getUTCFullYear() === year &&
+        date.getUTCMonth() === month - 1 &&
+        date.getUTCDate() === day &&
+        date.getUTCHours() === hour &&
+        date.getUTCMinutes() === minute &&
+        date.getUTCSeconds() === second;
+    return valid ? date : undefined;
+}
+
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 // EXTERNAL MODULE: ./node_modules/jsonc-parser/lib/umd/main.js
@@ -36886,10 +36983,9 @@ class ConfigFileError extends Error {
 }
 function patchValuesFile(file, text, configKey, settings) {
     const path = keyPath(file, configKey);
-    const wanted = [
-        ['enabled', true],
-        ['bundleUrl', settings.bundleUrl]
-    ];
+    const wanted = [['bundleUrl', settings.bundleUrl]];
+    if (settings.enable !== false)
+        wanted.unshift(['enabled', true]);
     if (settings.version !== undefined)
         wanted.push(['version', settings.version]);
     const result = formatOf(file) === 'yaml' ? patchYaml(file, text, path, wanted) : patchJson(file, text, path, wanted);
@@ -37202,97 +37298,6 @@ function jsonFormatting(text) {
     return { insertSpaces: true, tabSize: indent?.length ?? 2, eol };
 }
 
-;// CONCATENATED MODULE: ./src/config/link.ts
-// Reads what can be read from a presigned bundle link without fetching it, and shows it safely.
-/** When a presigned link stops working; `undefined` when the link does not say, or says it badly. */
-function linkExpiry(link) {
-    const url = link_parseUrl(link);
-    if (url === undefined)
-        return undefined;
-    const params = url.searchParams;
-    // S3 accepts these names in any letter case; Google's V4 signing mirrors S3's.
-    const lower = new Map([...params].map(([name, value]) => [name.toLowerCase(), value]));
-    for (const vendor of ['amz', 'goog']) {
-        const signedAt = lower.get(`x-${vendor}-date`);
-        const lifetime = lower.get(`x-${vendor}-expires`);
-        if (signedAt === undefined && lifetime === undefined)
-            continue;
-        const start = signingDate(signedAt);
-        if (start === undefined || lifetime === undefined || !/^\d+$/.test(lifetime))
-            return undefined;
-        return new Date(start.getTime() + Number(lifetime) * 1000);
-    }
-    const sasExpiry = params.get('se'); // Azure shared access signature
-    if (sasExpiry !== null)
-        return isoDate(sasExpiry);
-    const expires = params.get('Expires'); // CloudFront canned policy, S3 signature version 2
-    if (expires !== null)
-        return /^\d+$/.test(expires) ? new Date(Number(expires) * 1000) : undefined;
-    return undefined;
-}
-/** The static export job id (`se_…`) that the link's path names, if any. */
-function jobIdFromLink(link) {
-    return pathSegments(link_parseUrl(link)).find(isJobId);
-}
-/** The link for humans and logs: no query values (they hold the signature), and a short path. */
-function redactLink(link) {
-    const url = link_parseUrl(link);
-    if (url === undefined)
-        return '(not a valid link)';
-    const segments = pathSegments(url);
-    const last = segments.length - 1;
-    let path = url.pathname;
-    if (segments.length > 3) {
-        // Keep the first and last segments, and the job id, which says which export this is.
-        const kept = segments.map((segment, i) => (i === 0 || i === last || isJobId(segment) ? segment : '…'));
-        path = '/' + kept.filter((segment, i) => segment !== '…' || kept[i - 1] !== '…').join('/');
-    }
-    // `host` leaves out any user name and password.
-    return `${url.protocol}//${url.host}${path}${url.search === '' ? '' : '?…'}`;
-}
-function link_parseUrl(link) {
-    try {
-        return new URL(link);
-    }
-    catch {
-        return undefined;
-    }
-}
-function pathSegments(url) {
-    return url === undefined ? [] : url.pathname.split('/').filter((segment) => segment !== '');
-}
-function isJobId(segment) {
-    return /^se_[A-Za-z0-9_-]+$/.test(segment);
-}
-/** `20261121T230102Z`, the signing time of S3 and Google Cloud Storage V4 links. */
-function signingDate(text) {
-    const parts = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(text ?? '');
-    return parts === null ? undefined : utcDate(parts.slice(1).map(Number));
-}
-/** Azure's forms: `2026-11-22`, `2026-11-22T23:01Z`, `2026-11-22T23:01:02Z`, `2026-11-22T23:01:02.5+01:00`. */
-function isoDate(text) {
-    const parts = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.exec(text);
-    if (parts === null)
-        return undefined;
-    const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', zone = 'Z'] = parts;
-    const local = utcDate([year, month, day, hour, minute, second].map(Number));
-    if (local === undefined)
-        return undefined;
-    const offset = zone === 'Z' ? 0 : (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4)));
-    return new Date(local.getTime() + Number(`0${fraction}`) * 1000 - offset * 60_000);
-}
-/** A UTC date from [year, month, day, hour, minute, second], refusing impossible ones such as 31 February. */
-function utcDate([year, month, day, hour, minute, second]) {
-    const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
-    const valid = date.getUTCFullYear() === year &&
-        date.getUTCMonth() === month - 1 &&
-        date.getUTCDate() === day &&
-        date.getUTCHours() === hour &&
-        date.getUTCMinutes() === minute &&
-        date.getUTCSeconds() === second;
-    return valid ? date : undefined;
-}
-
 ;// CONCATENATED MODULE: ./src/github/pull-request.ts
 class PullRequestError extends Error {
     status;
@@ -37500,6 +37505,7 @@ async function updateDeploymentConfig(octokit, target, published, base) {
     const file = base ?? (await readConfigFile(octokit, target));
     const patch = patchValuesFile(target.path, file.text, target.key, {
         bundleUrl: published.bundle.bundleUrl,
+        enable: !published.renewal,
         ...(published.version ? { version: published.version } : {})
     });
     if (patch.changes.length === 0) {
@@ -37515,11 +37521,15 @@ async function updateDeploymentConfig(octokit, target, published, base) {
         base: file,
         branch: target.prBranch,
         commitMessage: commitMessage(target, published),
-        title: target.title,
+        title: target.title ?? defaultTitle(published),
         body,
         labels: target.labels
     });
     return { changed: true, ...proposal, changes: patch.changes, baseBranch: file.branch, body };
+}
+function defaultTitle({ domain, renewal }) {
+    const what = renewal ? 'renew the bundle link' : 'new bundle';
+    return `Static export: ${what}${domain ? ` for ${domain}` : ''}`;
 }
 function commitMessage(target, published) {
     const what = published.renewal ? 'Renew the static export link' : 'Point the deployment at a new static export';
@@ -37980,6 +37990,7 @@ async function waitUntilFinal(options) {
 
 
 
+
 /** The job ended `failed`. */
 class ExportFailedError extends Error {
     job;
@@ -38004,10 +38015,8 @@ async function runExport(client, plan, options) {
     const now = options.now ?? Date.now;
     const began = now();
     const deadline = began + options.timeoutMs;
-    const started = 'start' in plan;
-    const first = started ? await startExport(client, plan.start) : await getExport(client, plan.reuse);
+    const { first, started } = await firstState(client, plan, options.log);
     options.onJob?.(first.jobId);
-    options.log(started ? `Started export job ${first.jobId} for ${plan.start.domain}.` : `Reusing export job ${first.jobId}.`);
     const schedule = new ExportSchedule(options.limits, began);
     const progress = new ProgressLog(options.log, schedule, now);
     progress.seen(first);
@@ -38033,6 +38042,31 @@ async function runExport(client, plan, options) {
         throw new ExportFailedError(job);
     const bundle = await generateBundle(client, job.jobId);
     return { job, bundle, started, waitedMs: now() - began };
+}
+async function firstState(client, plan, log) {
+    const start = async (request) => {
+        const first = await startExport(client, request);
+        log(`Started export job ${first.jobId} for ${request.domain}.`);
+        return { first, started: true };
+    };
+    if ('start' in plan)
+        return start(plan.start);
+    let job;
+    try {
+        job = await getExport(client, plan.reuse);
+    }
+    catch (error) {
+        if (!(plan.fallback && error instanceof ApiError && error.status === 404))
+            throw error;
+        log(`Export job ${plan.reuse} is gone (404): starting a new export of ${plan.fallback.domain} instead.`);
+        return start(plan.fallback);
+    }
+    if (job.status === 'failed' && plan.fallback) {
+        log(`Export job ${plan.reuse} had failed: starting a new export of ${plan.fallback.domain} instead.`);
+        return start(plan.fallback);
+    }
+    log(`Reusing export job ${job.jobId}.`);
+    return { first: job, started: false };
 }
 /** Logs a line when status, progress or page count change: not on every poll. */
 class ProgressLog {
@@ -38113,17 +38147,31 @@ function readPublishInputs() {
             core/* notice */.lm(`Input 'domain' was a URL (${parsed.reducedFrom}); exporting its hostname ${parsed.hostname}.`);
         domain = parsed.hostname;
     }
+    const request = domain ? { domain, ...(version ? { version } : {}), ...(paths.length ? { paths } : {}) } : undefined;
     let plan;
-    if (jobId !== '') {
-        if (!JOB_ID.test(jobId))
-            throw new InputError(PublishInput.JobId, `'${jobId}' is not an export job id. Job ids look like se_3f9a2c1b8e7d4a06.`);
+    if (jobId === 'auto') {
+        plan = 'auto';
+    }
+    else if (jobId !== '') {
+        if (!JOB_ID.test(jobId)) {
+            throw new InputError(PublishInput.JobId, `'${jobId}' is neither auto nor an export job id. Job ids look like se_3f9a2c1b8e7d4a06.`);
+        }
         plan = { reuse: jobId };
     }
     else {
-        if (!domain) {
+        if (!request) {
             throw new InputError(PublishInput.Domain, 'is required unless job-id is given. Set it to the hostname of your docs, for example docs.example.com.');
         }
-        plan = { start: { domain, ...(version ? { version } : {}), ...(paths.length ? { paths } : {}) } };
+        plan = { start: request };
+    }
+    const minValidityText = core/* getInput */.V4(PublishInput.MinValidity).trim();
+    const minValidityMs = minValidityText ? parseDuration(PublishInput.MinValidity, minValidityText) : undefined;
+    const config = readConfigInputs(domain);
+    if (!config && plan === 'auto') {
+        throw new InputError(PublishInput.JobId, 'auto takes the job from the link in the configuration file, so it needs config-path. Set config-path, or give a job id.');
+    }
+    if (!config && minValidityMs !== undefined) {
+        throw new InputError(PublishInput.MinValidity, 'reads the current link from the configuration file, so it needs config-path.');
     }
     const minPollText = core/* getInput */.V4(PublishInput.MinPollInterval) || '1s';
     const minPoll = parseDuration(PublishInput.MinPollInterval, minPollText);
@@ -38135,13 +38183,15 @@ function readPublishInputs() {
         apiKey: checkAdminKey(PublishInput.ApiKey, apiKey),
         apiUrl: parseBaseUrl(PublishInput.ApiUrl, core/* getInput */.V4(PublishInput.ApiUrl) || DEFAULT_API_URL),
         plan,
+        request,
+        minValidityMs,
         domain,
         version,
         timeoutMs: parseDuration(PublishInput.Timeout, timeoutText),
         timeoutText,
         requestTimeoutMs: parseDuration(PublishInput.RequestTimeout, core/* getInput */.V4(PublishInput.RequestTimeout) || '30s'),
         limits: { floorMs: minPoll, ceilingMs: maxPoll },
-        config: readConfigInputs(domain)
+        config
     };
 }
 function readConfigInputs(domain) {
@@ -38174,10 +38224,42 @@ function readConfigInputs(domain) {
         key,
         baseBranch: core/* getInput */.V4(PublishInput.BaseBranch).trim() || undefined,
         prBranch,
-        title: core/* getInput */.V4(PublishInput.PrTitle).trim() || `Static export: new bundle${domain ? ` for ${domain}` : ''}`,
+        title: core/* getInput */.V4(PublishInput.PrTitle).trim() || undefined,
         labels: parseList(core/* getInput */.V4(PublishInput.PrLabels)),
         dryRun: parseBoolean(PublishInput.DryRun, core/* getInput */.V4(PublishInput.DryRun) || 'false')
     };
+}
+
+;// CONCATENATED MODULE: ./src/renewal.ts
+
+
+/** A link that cannot be read is due: better a fresh link than a deployment that cannot fetch. */
+function checkValidity(link, minValidityMs, now = Date.now()) {
+    if (!link)
+        return { due: true, reason: 'The configuration holds no bundle link yet.' };
+    const expiresAt = linkExpiry(link);
+    if (!expiresAt)
+        return { due: true, reason: 'The current link does not say when it expires, so it is renewed.' };
+    const left = expiresAt.getTime() - now;
+    const wanted = formatDuration(minValidityMs);
+    if (left >= minValidityMs) {
+        return { due: false, expiresAt, reason: `The current link stays valid for ${formatDuration(left)}, at least min-validity (${wanted}): nothing to do.` };
+    }
+    const when = left > 0 ? `expires in ${formatDuration(left)}` : `expired ${formatDuration(-left)} ago`;
+    return { due: true, expiresAt, reason: `The current link ${when}, less than min-validity (${wanted}): renewing it.` };
+}
+/**
+ * job-id: auto. The platform's links name their job in the path (`…/se_…/bundle.tar.gz`): reuse
+ * that job, and fall back to a new export of `domain` when the link names none or the job is gone.
+ */
+function renewalPlan(link, request) {
+    const jobId = link ? jobIdFromLink(link) : undefined;
+    if (jobId)
+        return { reuse: jobId, fallback: request, note: `The current link comes from export job ${jobId}: generating a fresh link for it.` };
+    const why = link ? 'The current link names no export job' : 'The configuration holds no bundle link yet';
+    if (!request)
+        return { impossible: `${why}, and no domain is given to start a new export. Set the domain input.` };
+    return { start: request, note: `${why}: starting a new export of ${request.domain} instead.` };
 }
 
 // EXTERNAL MODULE: ./src/runtime.ts
@@ -38246,11 +38328,23 @@ async function writeFailureSummary(failure) {
 function escapeHtml(text) {
     return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
 }
+async function writeSkipSummary(validity, target, domain) {
+    if (!process.env.GITHUB_STEP_SUMMARY)
+        return;
+    await core/* summary */.z
+        .addHeading(`Static export${domain ? ` of ${domain}` : ''}: link still valid, nothing to do`, 2)
+        .addRaw(`<p>${escapeHtml(validity.reason)}</p>`, true)
+        .addRaw(`<p>The link in <code>${escapeHtml(target.path)}</code> expires ${validity.expiresAt ? escapeHtml(formatInstant(validity.expiresAt.toISOString())) : 'at an unknown time'}. No request was sent to the platform and no pull request was touched.</p>`, true)
+        .write();
+}
 
 ;// CONCATENATED MODULE: ./src/publish.ts
 // The publish action: start a static export (or reuse a finished one), wait for it, generate the
 // bundle link, and, when config-path is set, propose the deployment's configuration change as one
 // pull request. Reports outputs and a job summary.
+
+
+
 
 
 
@@ -38279,15 +38373,24 @@ async function run(cancellation = new runtime/* Cancellation */.mT()) {
         debug: (line) => core/* debug */.Yz(line),
         onRetry: (message) => core/* info */.pq(message)
     });
-    let jobId = 'reuse' in inputs.plan ? inputs.plan.reuse : undefined;
+    let jobId = typeof inputs.plan === 'object' && 'reuse' in inputs.plan ? inputs.plan.reuse : undefined;
     let exported;
     cancellation.note = 'The step stopped before an export job was started.';
     try {
         // Read the values file first: a missing or malformed file, or a token that cannot read it,
-        // fails the step before an export is spent.
-        if (inputs.config)
-            await checkConfigFile(inputs.config);
-        exported = await runExport(client, inputs.plan, {
+        // fails the step before an export is spent; and a renewal starts from the link it holds.
+        const currentLink = inputs.config ? await readCurrentLink(inputs.config) : undefined;
+        if (inputs.minValidityMs !== undefined) {
+            const validity = checkValidity(currentLink, inputs.minValidityMs);
+            core/* info */.pq(validity.reason);
+            if (!validity.due) {
+                await reportSkip(validity, inputs);
+                return;
+            }
+        }
+        core/* setOutput */.uH(PublishOutput.Skipped, 'false');
+        const plan = exportPlan(inputs, currentLink);
+        exported = await runExport(client, plan, {
             timeoutMs: inputs.timeoutMs,
             limits: inputs.limits,
             signal: cancellation.signal,
@@ -38300,7 +38403,8 @@ async function run(cancellation = new runtime/* Cancellation */.mT()) {
         setExportOutputs(exported);
         core/* info */.pq(`Bundle ready: ${exported.job.pageCount} pages, link valid until ${exported.bundle.expiresAt}.`);
         // Only a completed export with a bundle reaches this point: a failed one changes no file.
-        const config = inputs.config ? await proposeConfig(inputs, exported) : undefined;
+        const renewal = !exported.started && currentLink !== undefined && jobIdFromLink(currentLink) === exported.job.jobId;
+        const config = inputs.config ? await proposeConfig(inputs, exported, renewal ? { previousLink: currentLink } : undefined) : undefined;
         await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined);
     }
     catch (error) {
@@ -38319,11 +38423,32 @@ async function run(cancellation = new runtime/* Cancellation */.mT()) {
         client.dispose();
     }
 }
-async function checkConfigFile(target) {
+/** The link the values file holds now (undefined when none); throws on a file that does not parse. */
+async function readCurrentLink(target) {
     const file = await readConfigFile(getOctokit(target.token), target);
-    readSetting(target.path, file.text, target.key, 'bundleUrl');
+    const link = readSetting(target.path, file.text, target.key, 'bundleUrl');
+    return typeof link === 'string' && link !== '' ? link : undefined;
 }
-async function proposeConfig(inputs, exported) {
+/** The export to run: as the inputs say, or for job-id: auto, the job the current link names. */
+function exportPlan(inputs, currentLink) {
+    if (inputs.plan !== 'auto')
+        return inputs.plan;
+    const plan = renewalPlan(currentLink, inputs.request);
+    if ('impossible' in plan)
+        throw new InputError(PublishInput.Domain, plan.impossible);
+    core/* info */.pq(plan.note);
+    return plan;
+}
+async function reportSkip(validity, inputs) {
+    core/* setOutput */.uH(PublishOutput.Skipped, 'true');
+    core/* setOutput */.uH(PublishOutput.SkipReason, validity.reason);
+    if (validity.expiresAt)
+        core/* setOutput */.uH(PublishOutput.ExpiresAt, validity.expiresAt.toISOString());
+    core/* setOutput */.uH(PublishOutput.ConfigChanged, 'false');
+    core/* setOutput */.uH(PublishOutput.PullRequestOperation, 'none');
+    await writeSkipSummary(validity, inputs.config, inputs.domain);
+}
+async function proposeConfig(inputs, exported, renewal) {
     const target = inputs.config;
     const where = `${target.path} in ${target.repo.owner}/${target.repo.repo}`;
     core/* info */.pq(`${target.dryRun ? 'Dry run: computing' : 'Proposing'} the change to ${where}…`);
@@ -38331,7 +38456,8 @@ async function proposeConfig(inputs, exported) {
         domain: inputs.domain,
         job: exported.job,
         bundle: exported.bundle,
-        version: inputs.version
+        version: inputs.version,
+        renewal
     });
     core/* setOutput */.uH(PublishOutput.ConfigChanged, String(update.changed));
     core/* setOutput */.uH(PublishOutput.PullRequestOperation, update.operation);
@@ -38370,7 +38496,7 @@ function explainPublishError(error, inputs, jobId) {
         const id = job?.jobId ?? jobId;
         return `The export job ${id} did not finish within the timeout (${inputs.timeoutText}): ${where} after ${Math.round(error.waitedMs / 1000)} s. The job goes on on the server: re-run with job-id: ${id} to pick it up, or raise timeout.`;
     }
-    const doing = 'start' in inputs.plan ? `exporting ${inputs.plan.start.domain}` : `reusing export job ${jobId}`;
+    const doing = jobId ? `reusing export job ${jobId}` : inputs.domain ? `exporting ${inputs.domain}` : 'renewing the bundle link';
     return explainError(error, {
         apiUrl: inputs.apiUrl,
         doing,

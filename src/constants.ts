@@ -19,7 +19,8 @@ export const PublishInput = {
   PrTitle: 'pr-title',
   PrLabels: 'pr-labels',
   GithubToken: 'github-token',
-  DryRun: 'dry-run'
+  DryRun: 'dry-run',
+  MinValidity: 'min-validity'
 } as const;
 
 export const PublishOutput = {
@@ -32,7 +33,9 @@ export const PublishOutput = {
   ConfigChanged: 'config-changed',
   PullRequestNumber: 'pull-request-number',
   PullRequestUrl: 'pull-request-url',
-  PullRequestOperation: 'pull-request-operation'
+  PullRequestOperation: 'pull-request-operation',
+  Skipped: 'skipped',
+  SkipReason: 'skip-reason'
 } as const;
 
 export const DEFAULT_API_URL = 'https://api.mintlify.com';

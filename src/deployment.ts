@@ -15,7 +15,8 @@ export interface ConfigTarget {
   /** Undefined: the repository's default branch. */
   baseBranch?: string;
   prBranch: string;
-  title: string;
+  /** Undefined: a title that says whether this is a new bundle or a renewed link. */
+  title?: string;
   labels: string[];
   dryRun: boolean;
 }
@@ -61,6 +62,7 @@ export async function updateDeploymentConfig(
   const file = base ?? (await readConfigFile(octokit, target));
   const patch = patchValuesFile(target.path, file.text, target.key, {
     bundleUrl: published.bundle.bundleUrl,
+    enable: !published.renewal,
     ...(published.version ? { version: published.version } : {})
   });
   if (patch.changes.length === 0) {
@@ -76,11 +78,16 @@ export async function updateDeploymentConfig(
     base: file,
     branch: target.prBranch,
     commitMessage: commitMessage(target, published),
-    title: target.title,
+    title: target.title ?? defaultTitle(published),
     body,
     labels: target.labels
   });
   return { changed: true, ...proposal, changes: patch.changes, baseBranch: file.branch, body };
+}
+
+function defaultTitle({ domain, renewal }: PublishedBundle): string {
+  const what = renewal ? 'renew the bundle link' : 'new bundle';
+  return `Static export: ${what}${domain ? ` for ${domain}` : ''}`;
 }
 
 function commitMessage(target: ConfigTarget, published: PublishedBundle): string {

@@ -9,12 +9,13 @@ import {
   isFinished,
   startExport
 } from './api/static-export.ts';
-import type { ApiClient } from './api/transport.ts';
+import { ApiError, type ApiClient } from './api/transport.ts';
 import { formatDuration } from './format.ts';
 import { ExportSchedule, type ScheduleLimits } from './wait/export-schedule.ts';
 import { WaitTimeoutError, waitUntilFinal } from './wait/wait.ts';
 
-export type ExportPlan = { start: ExportRequest } | { reuse: string };
+/** Start an export, or reuse a job; `fallback` starts one when the job is gone or failed. */
+export type ExportPlan = { start: ExportRequest } | { reuse: string; fallback?: ExportRequest };
 
 export interface ExportOptions {
   timeoutMs: number;
@@ -62,10 +63,8 @@ export async function runExport(client: ApiClient, plan: ExportPlan, options: Ex
   const now = options.now ?? Date.now;
   const began = now();
   const deadline = began + options.timeoutMs;
-  const started = 'start' in plan;
-  const first = started ? await startExport(client, plan.start) : await getExport(client, plan.reuse);
+  const { first, started } = await firstState(client, plan, options.log);
   options.onJob?.(first.jobId);
-  options.log(started ? `Started export job ${first.jobId} for ${plan.start.domain}.` : `Reusing export job ${first.jobId}.`);
 
   const schedule = new ExportSchedule(options.limits, began);
   const progress = new ProgressLog(options.log, schedule, now);
@@ -89,6 +88,29 @@ export async function runExport(client: ApiClient, plan: ExportPlan, options: Ex
   if (job.status === 'failed') throw new ExportFailedError(job);
   const bundle = await generateBundle(client, job.jobId);
   return { job, bundle, started, waitedMs: now() - began };
+}
+
+async function firstState(client: ApiClient, plan: ExportPlan, log: (line: string) => void): Promise<{ first: ExportJob; started: boolean }> {
+  const start = async (request: ExportRequest) => {
+    const first = await startExport(client, request);
+    log(`Started export job ${first.jobId} for ${request.domain}.`);
+    return { first, started: true };
+  };
+  if ('start' in plan) return start(plan.start);
+  let job: ExportJob;
+  try {
+    job = await getExport(client, plan.reuse);
+  } catch (error) {
+    if (!(plan.fallback && error instanceof ApiError && error.status === 404)) throw error;
+    log(`Export job ${plan.reuse} is gone (404): starting a new export of ${plan.fallback.domain} instead.`);
+    return start(plan.fallback);
+  }
+  if (job.status === 'failed' && plan.fallback) {
+    log(`Export job ${plan.reuse} had failed: starting a new export of ${plan.fallback.domain} instead.`);
+    return start(plan.fallback);
+  }
+  log(`Reusing export job ${job.jobId}.`);
+  return { first: job, started: false };
 }
 
 /** Logs a line when status, progress or page count change: not on every poll. */

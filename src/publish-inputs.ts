@@ -2,7 +2,7 @@
 // costs a second, not an export.
 import * as core from '@actions/core';
 import { checkAdminKey } from './api/key.ts';
-import { JOB_ID } from './api/static-export.ts';
+import { type ExportRequest, JOB_ID } from './api/static-export.ts';
 import { DEFAULT_API_URL, PublishInput as Input } from './constants.ts';
 import type { ConfigTarget } from './deployment.ts';
 import type { ExportPlan } from './export.ts';
@@ -12,7 +12,12 @@ import type { ScheduleLimits } from './wait/export-schedule.ts';
 export interface PublishInputs {
   apiKey: string;
   apiUrl: string;
-  plan: ExportPlan;
+  /** What to export; `auto`: the job named by the link in the configuration file (a renewal). */
+  plan: ExportPlan | 'auto';
+  /** A new export of `domain`, when domain is given: the plan, or the fallback of a renewal. */
+  request?: ExportRequest;
+  /** Do nothing while the configured link stays valid this long. */
+  minValidityMs?: number;
   /** The hostname, when given (it is optional with job-id). */
   domain?: string;
   version?: string;
@@ -42,15 +47,29 @@ export function readPublishInputs(): PublishInputs {
     if (parsed.reducedFrom) core.notice(`Input 'domain' was a URL (${parsed.reducedFrom}); exporting its hostname ${parsed.hostname}.`);
     domain = parsed.hostname;
   }
-  let plan: ExportPlan;
-  if (jobId !== '') {
-    if (!JOB_ID.test(jobId)) throw new InputError(Input.JobId, `'${jobId}' is not an export job id. Job ids look like se_3f9a2c1b8e7d4a06.`);
+  const request: ExportRequest | undefined = domain ? { domain, ...(version ? { version } : {}), ...(paths.length ? { paths } : {}) } : undefined;
+  let plan: ExportPlan | 'auto';
+  if (jobId === 'auto') {
+    plan = 'auto';
+  } else if (jobId !== '') {
+    if (!JOB_ID.test(jobId)) {
+      throw new InputError(Input.JobId, `'${jobId}' is neither auto nor an export job id. Job ids look like se_3f9a2c1b8e7d4a06.`);
+    }
     plan = { reuse: jobId };
   } else {
-    if (!domain) {
+    if (!request) {
       throw new InputError(Input.Domain, 'is required unless job-id is given. Set it to the hostname of your docs, for example docs.example.com.');
     }
-    plan = { start: { domain, ...(version ? { version } : {}), ...(paths.length ? { paths } : {}) } };
+    plan = { start: request };
+  }
+  const minValidityText = core.getInput(Input.MinValidity).trim();
+  const minValidityMs = minValidityText ? parseDuration(Input.MinValidity, minValidityText) : undefined;
+  const config = readConfigInputs(domain);
+  if (!config && plan === 'auto') {
+    throw new InputError(Input.JobId, 'auto takes the job from the link in the configuration file, so it needs config-path. Set config-path, or give a job id.');
+  }
+  if (!config && minValidityMs !== undefined) {
+    throw new InputError(Input.MinValidity, 'reads the current link from the configuration file, so it needs config-path.');
   }
 
   const minPollText = core.getInput(Input.MinPollInterval) || '1s';
@@ -62,13 +81,15 @@ export function readPublishInputs(): PublishInputs {
     apiKey: checkAdminKey(Input.ApiKey, apiKey),
     apiUrl: parseBaseUrl(Input.ApiUrl, core.getInput(Input.ApiUrl) || DEFAULT_API_URL),
     plan,
+    request,
+    minValidityMs,
     domain,
     version,
     timeoutMs: parseDuration(Input.Timeout, timeoutText),
     timeoutText,
     requestTimeoutMs: parseDuration(Input.RequestTimeout, core.getInput(Input.RequestTimeout) || '30s'),
     limits: { floorMs: minPoll, ceilingMs: maxPoll },
-    config: readConfigInputs(domain)
+    config
   };
 }
 
@@ -100,7 +121,7 @@ function readConfigInputs(domain: string | undefined): (ConfigTarget & { token: 
     key,
     baseBranch: core.getInput(Input.BaseBranch).trim() || undefined,
     prBranch,
-    title: core.getInput(Input.PrTitle).trim() || `Static export: new bundle${domain ? ` for ${domain}` : ''}`,
+    title: core.getInput(Input.PrTitle).trim() || undefined,
     labels: parseList(core.getInput(Input.PrLabels)),
     dryRun: parseBoolean(Input.DryRun, core.getInput(Input.DryRun) || 'false')
   };

@@ -4,14 +4,17 @@
 import * as core from '@actions/core';
 import { getOctokit } from '@actions/github';
 import { ApiClient } from './api/transport.ts';
-import { PublishOutput as Output } from './constants.ts';
+import { PublishInput, PublishOutput as Output } from './constants.ts';
+import { jobIdFromLink } from './config/link.ts';
 import { readSetting } from './config/values-file.ts';
 import { type ConfigTarget, type ConfigUpdate, readConfigFile, showValue, updateDeploymentConfig } from './deployment.ts';
 import { explainError } from './explain.ts';
-import { type ExportResult, ExportFailedError, ExportTimeoutError, runExport } from './export.ts';
+import { type ExportPlan, type ExportResult, ExportFailedError, ExportTimeoutError, runExport } from './export.ts';
+import { InputError } from './inputs.ts';
 import { type PublishInputs, readPublishInputs } from './publish-inputs.ts';
+import { type Validity, checkValidity, renewalPlan } from './renewal.ts';
 import { Cancellation, CancelledError } from './runtime.ts';
-import { writeFailureSummary, writePublishSummary } from './summary.ts';
+import { writeFailureSummary, writePublishSummary, writeSkipSummary } from './summary.ts';
 
 export async function run(cancellation = new Cancellation()): Promise<void> {
   let inputs: PublishInputs;
@@ -29,14 +32,24 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     debug: (line) => core.debug(line),
     onRetry: (message) => core.info(message)
   });
-  let jobId = 'reuse' in inputs.plan ? inputs.plan.reuse : undefined;
+  let jobId = typeof inputs.plan === 'object' && 'reuse' in inputs.plan ? inputs.plan.reuse : undefined;
   let exported: ExportResult | undefined;
   cancellation.note = 'The step stopped before an export job was started.';
   try {
     // Read the values file first: a missing or malformed file, or a token that cannot read it,
-    // fails the step before an export is spent.
-    if (inputs.config) await checkConfigFile(inputs.config);
-    exported = await runExport(client, inputs.plan, {
+    // fails the step before an export is spent; and a renewal starts from the link it holds.
+    const currentLink = inputs.config ? await readCurrentLink(inputs.config) : undefined;
+    if (inputs.minValidityMs !== undefined) {
+      const validity = checkValidity(currentLink, inputs.minValidityMs);
+      core.info(validity.reason);
+      if (!validity.due) {
+        await reportSkip(validity, inputs);
+        return;
+      }
+    }
+    core.setOutput(Output.Skipped, 'false');
+    const plan = exportPlan(inputs, currentLink);
+    exported = await runExport(client, plan, {
       timeoutMs: inputs.timeoutMs,
       limits: inputs.limits,
       signal: cancellation.signal,
@@ -49,7 +62,8 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     setExportOutputs(exported);
     core.info(`Bundle ready: ${exported.job.pageCount} pages, link valid until ${exported.bundle.expiresAt}.`);
     // Only a completed export with a bundle reaches this point: a failed one changes no file.
-    const config = inputs.config ? await proposeConfig(inputs, exported) : undefined;
+    const renewal = !exported.started && currentLink !== undefined && jobIdFromLink(currentLink) === exported.job.jobId;
+    const config = inputs.config ? await proposeConfig(inputs, exported, renewal ? { previousLink: currentLink } : undefined) : undefined;
     await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined);
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;
@@ -64,12 +78,32 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
   }
 }
 
-async function checkConfigFile(target: ConfigTarget & { token: string }): Promise<void> {
+/** The link the values file holds now (undefined when none); throws on a file that does not parse. */
+async function readCurrentLink(target: ConfigTarget & { token: string }): Promise<string | undefined> {
   const file = await readConfigFile(getOctokit(target.token), target);
-  readSetting(target.path, file.text, target.key, 'bundleUrl');
+  const link = readSetting(target.path, file.text, target.key, 'bundleUrl');
+  return typeof link === 'string' && link !== '' ? link : undefined;
 }
 
-async function proposeConfig(inputs: PublishInputs, exported: ExportResult): Promise<ConfigUpdate> {
+/** The export to run: as the inputs say, or for job-id: auto, the job the current link names. */
+function exportPlan(inputs: PublishInputs, currentLink: string | undefined): ExportPlan {
+  if (inputs.plan !== 'auto') return inputs.plan;
+  const plan = renewalPlan(currentLink, inputs.request);
+  if ('impossible' in plan) throw new InputError(PublishInput.Domain, plan.impossible);
+  core.info(plan.note);
+  return plan;
+}
+
+async function reportSkip(validity: Validity, inputs: PublishInputs): Promise<void> {
+  core.setOutput(Output.Skipped, 'true');
+  core.setOutput(Output.SkipReason, validity.reason);
+  if (validity.expiresAt) core.setOutput(Output.ExpiresAt, validity.expiresAt.toISOString());
+  core.setOutput(Output.ConfigChanged, 'false');
+  core.setOutput(Output.PullRequestOperation, 'none');
+  await writeSkipSummary(validity, inputs.config!, inputs.domain);
+}
+
+async function proposeConfig(inputs: PublishInputs, exported: ExportResult, renewal?: { previousLink?: string }): Promise<ConfigUpdate> {
   const target = inputs.config!;
   const where = `${target.path} in ${target.repo.owner}/${target.repo.repo}`;
   core.info(`${target.dryRun ? 'Dry run: computing' : 'Proposing'} the change to ${where}…`);
@@ -77,7 +111,8 @@ async function proposeConfig(inputs: PublishInputs, exported: ExportResult): Pro
     domain: inputs.domain,
     job: exported.job,
     bundle: exported.bundle,
-    version: inputs.version
+    version: inputs.version,
+    renewal
   });
   core.setOutput(Output.ConfigChanged, String(update.changed));
   core.setOutput(Output.PullRequestOperation, update.operation);
@@ -111,7 +146,7 @@ export function explainPublishError(error: unknown, inputs: PublishInputs, jobId
     const id = job?.jobId ?? jobId;
     return `The export job ${id} did not finish within the timeout (${inputs.timeoutText}): ${where} after ${Math.round(error.waitedMs / 1000)} s. The job goes on on the server: re-run with job-id: ${id} to pick it up, or raise timeout.`;
   }
-  const doing = 'start' in inputs.plan ? `exporting ${inputs.plan.start.domain}` : `reusing export job ${jobId}`;
+  const doing = jobId ? `reusing export job ${jobId}` : inputs.domain ? `exporting ${inputs.domain}` : 'renewing the bundle link';
   return explainError(error, {
     apiUrl: inputs.apiUrl,
     doing,

@@ -4,6 +4,7 @@ import * as core from '@actions/core';
 import type { ExportJob } from './api/static-export.ts';
 import { redactLink } from './config/link.ts';
 import type { ConfigTarget, ConfigUpdate } from './deployment.ts';
+import type { Validity } from './renewal.ts';
 import type { ExportResult } from './export.ts';
 import { formatBytes, formatDuration, formatInstant } from './format.ts';
 
@@ -72,4 +73,16 @@ export async function writeFailureSummary(failure: {
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
+}
+
+export async function writeSkipSummary(validity: Validity, target: ConfigTarget, domain: string | undefined): Promise<void> {
+  if (!process.env.GITHUB_STEP_SUMMARY) return;
+  await core.summary
+    .addHeading(`Static export${domain ? ` of ${domain}` : ''}: link still valid, nothing to do`, 2)
+    .addRaw(`<p>${escapeHtml(validity.reason)}</p>`, true)
+    .addRaw(
+      `<p>The link in <code>${escapeHtml(target.path)}</code> expires ${validity.expiresAt ? escapeHtml(formatInstant(validity.expiresAt.toISOString())) : 'at an unknown time'}. No request was sent to the platform and no pull request was touched.</p>`,
+      true
+    )
+    .write();
 }

@@ -9,6 +9,8 @@ import type { Pair, YAMLMap } from 'yaml';
 export interface StaticExportSettings {
   bundleUrl: string;
   version?: string;
+  /** Set `enabled: true` too (default). A renewal leaves `enabled` as the team set it. */
+  enable?: boolean;
 }
 
 export interface SettingChange {
@@ -46,10 +48,8 @@ export function patchValuesFile(
   settings: StaticExportSettings
 ): PatchResult {
   const path = keyPath(file, configKey);
-  const wanted: Setting[] = [
-    ['enabled', true],
-    ['bundleUrl', settings.bundleUrl]
-  ];
+  const wanted: Setting[] = [['bundleUrl', settings.bundleUrl]];
+  if (settings.enable !== false) wanted.unshift(['enabled', true]);
   if (settings.version !== undefined) wanted.push(['version', settings.version]);
 
   const result = formatOf(file) === 'yaml' ? patchYaml(file, text, path, wanted) : patchJson(file, text, path, wanted);

@@ -1,0 +1,131 @@
+// End to end: a scheduled renewal (job-id: auto, min-validity) through dist/index.js against the
+// platform and GitHub emulators. It must skip while the link is fresh, renew without re-rendering
+// when it is due, and fall back to a new export when the link's job is gone.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { runAction } from '../emulator/runner.ts';
+
+const REPO = 'acme/deploy';
+const HOUR = 3_600_000;
+let platform: PlatformEmulator;
+let github: GitHubEmulator;
+
+beforeAll(async () => {
+  platform = await startPlatformEmulator({ profile: { queuedMs: 100, runMs: 1500 } });
+  github = await startGitHubEmulator();
+});
+afterAll(async () => {
+  await platform.close();
+  await github.close();
+});
+beforeEach(() => {
+  platform.requests.length = 0;
+  github.requests.length = 0;
+});
+
+/** A presigned-S3-shaped link to a job's bundle, signed at `signedAt`, valid `seconds`. */
+function link(jobId: string, signedAt: number, seconds: number): string {
+  const date = new Date(signedAt).toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
+  return `https://mintlify-static-exports.s3.amazonaws.com/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20261121%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=${date}&X-Amz-Expires=${seconds}&X-Amz-SignedHeaders=host&X-Amz-Signature=0f3c9d`;
+}
+
+const values = (bundleUrl: string) =>
+  `# Helm values for the docs deployment.\nstaticExport:\n  # Chosen by the platform team; a renewal must not flip it.\n  enabled: false\n  bundleUrl: "${bundleUrl}"\n`;
+
+const renew = (extra: Record<string, string> = {}) =>
+  runAction(
+    'dist/index.js',
+    {
+      'api-key': DEFAULT_API_KEY,
+      'api-url': platform.url,
+      domain: 'docs.example.com',
+      'job-id': 'auto',
+      'min-validity': '72h',
+      'config-path': 'deploy/values.yaml',
+      'github-token': 'ghs_emulator_token',
+      ...extra
+    },
+    { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO }
+  );
+const writes = () => github.requests.filter((r) => r.method !== 'GET');
+const calls = (route: string) => platform.requests.filter((r) => r.route === route).length;
+
+describe('renewal on a schedule', () => {
+  it('skips a link far from expiry, with zero calls to the platform', async () => {
+    const signedAt = Date.now() - 1.5 * HOUR;
+    github.createRepo(REPO, { 'deploy/values.yaml': values(link('se_1111111111111111', signedAt, 7 * 24 * 3600)) });
+    const run = await renew();
+    expect(run.code).toBe(0);
+    expect(run.outputs.skipped).toBe('true');
+    expect(run.outputs['skip-reason']).toMatch(/^The current link stays valid for 6d 22h, at least min-validity \(3d 0h\): nothing to do\.$/);
+    expect(run.outputs['expires-at']).toBe(new Date(Math.floor(signedAt / 1000) * 1000 + 7 * 24 * HOUR).toISOString());
+    expect(platform.requests).toEqual([]);
+    expect(writes()).toEqual([]);
+    expect(run.summary).toContain('link still valid, nothing to do');
+  });
+
+  it('renews a link near expiry without a new export: one status call, one bundle call', async () => {
+    const jobId = platform.seedExportJob({ domain: 'docs.example.com' });
+    const oldLink = link(jobId, Date.now() - 23 * HOUR, 24 * 3600);
+    github.createRepo(REPO, { 'deploy/values.yaml': values(oldLink) });
+    const run = await renew();
+    expect(run.code).toBe(0);
+    expect(run.outputs.skipped).toBe('false');
+    expect(run.log).toContain(`The current link comes from export job ${jobId}: generating a fresh link for it.`);
+    expect([calls('start'), calls('status'), calls('bundle')]).toEqual([0, 1, 1]);
+    // Only bundleUrl changes; `enabled: false` stays as the team set it.
+    const [pull] = github.pulls(REPO);
+    expect(github.fileAt(REPO, pull.head, 'deploy/values.yaml')).toBe(values(run.outputs['bundle-url']));
+    expect(pull.title).toBe('Static export: renew the bundle link for docs.example.com');
+    expect(pull.body).toContain('Renews the static export link of **docs.example.com**: the same export, a fresh link.');
+    expect(pull.body).toMatch(/\| Old link expires \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
+    expect(pull.body).toMatch(/\| New link expires \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
+    expect(pull.body).not.toContain('staticExport.enabled');
+  });
+
+  it('falls back to a new export when the link\'s job is gone, and says so', async () => {
+    github.createRepo(REPO, { 'deploy/values.yaml': values(link('se_0000000000000000', Date.now() - 23 * HOUR, 24 * 3600)) });
+    const run = await renew();
+    expect(run.code).toBe(0);
+    expect(run.log).toContain('Export job se_0000000000000000 is gone (404): starting a new export of docs.example.com instead.');
+    expect(calls('start')).toBe(1);
+    expect(run.outputs['job-id']).not.toBe('se_0000000000000000');
+    const [pull] = github.pulls(REPO);
+    expect(pull.title).toBe('Static export: new bundle for docs.example.com');
+  });
+
+  it('starts a new export when the file holds no link yet', async () => {
+    github.createRepo(REPO, { 'deploy/values.yaml': 'replicaCount: 2\n' });
+    const run = await renew();
+    expect(run.code).toBe(0);
+    expect(run.log).toContain('The configuration holds no bundle link yet: starting a new export of docs.example.com instead.');
+    expect(calls('start')).toBe(1);
+  });
+
+  it('says which input is missing when there is nothing to renew and no domain', async () => {
+    github.createRepo(REPO, { 'deploy/values.yaml': 'replicaCount: 2\n' });
+    const run = await renew({ domain: '' });
+    expect(run.code).toBe(1);
+    expect(run.log).toContain("::error::Input 'domain': The configuration holds no bundle link yet, and no domain is given to start a new export. Set the domain input.");
+    expect(platform.requests).toEqual([]);
+  });
+});
+
+describe('renewal: bad input fails before any request', () => {
+  it.each([
+    [{ 'job-id': 'latest' }, "Input 'job-id': 'latest' is neither auto nor an export job id."],
+    [{ 'min-validity': 'three days' }, "Input 'min-validity': 'three days' is not a duration."],
+    [{ 'config-path': '' }, "Input 'job-id': auto takes the job from the link in the configuration file, so it needs config-path."],
+    [{ 'config-path': '', 'job-id': '' }, "Input 'min-validity': reads the current link from the configuration file, so it needs config-path."]
+  ])('%j', async (extra, message) => {
+    github.createRepo(REPO, { 'deploy/values.yaml': 'replicaCount: 2\n' });
+    github.requests.length = 0;
+    const run = await renew(extra);
+    expect(run.code).toBe(1);
+    expect(run.log).toContain(`::error::${message}`);
+    expect(run.log.split('\n').filter((line) => line.startsWith('::error::'))).toHaveLength(1);
+    expect(platform.requests).toEqual([]);
+    expect(github.requests).toEqual([]);
+  });
+});
