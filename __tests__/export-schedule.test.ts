@@ -68,6 +68,7 @@ describe('ExportSchedule', () => {
     'short (20 s)': { queuedMs: 300, runMs: 20_000 },
     'two minutes': { queuedMs: 300, runMs: 120_000 },
     'sits queued 15 s': { queuedMs: 15_000, runMs: 30_000 },
+    'sits queued 20 s': { queuedMs: 20_000, runMs: 30_000 },
     'stall then jump': { queuedMs: 300, runMs: 60_000, stall: { at: 40, forMs: 15_000 } }
   };
 

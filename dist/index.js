@@ -37840,6 +37840,8 @@ function readJob(body, what) {
 const MARGIN_MS = 250;
 /** Before there is a rate, poll this soon after the start: jobs often leave `queued` quickly. */
 const FIRST_LOOK_MS = 2000;
+/** While queued, the next wait is this times the time waited so far. */
+const QUEUE_BACKOFF = 1.5;
 /** After the first progress sample, the longest wait for the second one. */
 const SECOND_LOOK_MAX_MS = 5000;
 const DAY_MS = 86_400_000;
@@ -37892,8 +37894,9 @@ class ExportSchedule {
         const end = this.estimatedEnd();
         if (end === undefined) {
             // Queued, or running with no progress yet: nothing to estimate from, so back off from a quick
-            // first look, doubling, since a job that sits queued tells nothing by being asked again.
-            return clamp(Math.max(FIRST_LOOK_MS, now - this.startedAt));
+            // first look, each wait 1.5 times the time waited so far: a queued job tells nothing by being
+            // asked again, and the end is caught from the progress rate once it runs.
+            return clamp(Math.max(FIRST_LOOK_MS, QUEUE_BACKOFF * (now - this.startedAt)));
         }
         const untilEnd = end - now;
         if (!this.confident()) {
