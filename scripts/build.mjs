@@ -1,7 +1,6 @@
 // Builds one bundle per action with ncc, as actions/cache does: the root action, agent-job/ and
 // feedback/ each run their own file under dist/. dist/ is committed: the runner runs it as it is.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 
 const entries = [
   ['src/entry/publish.ts', 'dist'],
@@ -10,7 +9,6 @@ const entries = [
 ];
 
 for (const [entry, out] of entries) {
-  if (!existsSync(entry)) continue; // an action not written yet
   execFileSync(process.execPath, ['node_modules/@vercel/ncc/dist/ncc/cli.js', 'build', entry, '-o', out, '--license', 'licenses.txt', '--quiet'], {
     stdio: 'inherit'
   });

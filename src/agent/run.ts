@@ -1,0 +1,103 @@
+// An agent job from start to end: create one from a prompt (or take one someone started), then wait
+// until it is completed, archived or failed. Nothing here reads inputs or writes outputs.
+import { AGENT_FINAL_STATUSES, type AgentJob, createAgentJob, getAgentJob } from '../api/agent.ts';
+import type { ApiClient } from '../api/transport.ts';
+import { AgentSchedule } from '../wait/agent-schedule.ts';
+import type { ScheduleLimits } from '../wait/export-schedule.ts';
+import { WaitTimeoutError, waitUntilFinal } from '../wait/wait.ts';
+
+export type AgentPlan = { start: { prompt: string } } | { follow: string };
+
+export interface AgentRunOptions {
+  projectId: string;
+  timeoutMs: number;
+  limits: ScheduleLimits;
+  signal?: AbortSignal;
+  /** A line for the log: the start and each change of status. */
+  log: (line: string) => void;
+  /** Called as soon as the job id is known, so a cancellation can name it. */
+  onJob?: (id: string) => void;
+  now?: () => number;
+}
+
+export interface AgentRunResult {
+  /** The job in its final status: completed, archived or failed. */
+  job: AgentJob;
+  /** True when this run created the job. */
+  started: boolean;
+  waitedMs: number;
+}
+
+/** The job was still not final when the time limit came. */
+export class AgentTimeoutError extends Error {
+  readonly job: AgentJob | undefined;
+  readonly waitedMs: number;
+  constructor(job: AgentJob | undefined, waitedMs: number) {
+    super(`Agent job ${job?.id ?? ''} did not end within the time limit`);
+    this.name = 'AgentTimeoutError';
+    this.job = job;
+    this.waitedMs = waitedMs;
+  }
+}
+
+export function isAgentJobFinal(job: AgentJob): boolean {
+  return AGENT_FINAL_STATUSES.includes(job.status);
+}
+
+export async function runAgentJob(client: ApiClient, plan: AgentPlan, options: AgentRunOptions): Promise<AgentRunResult> {
+  const now = options.now ?? Date.now;
+  const began = now();
+  const started = 'start' in plan;
+  const first = started
+    ? await createAgentJob(client, options.projectId, plan.start.prompt)
+    : await getAgentJob(client, options.projectId, plan.follow);
+  options.onJob?.(first.id);
+  options.log(
+    started ? `Started agent job ${first.id} in project ${options.projectId}.` : `Waiting on agent job ${first.id} in project ${options.projectId}.`
+  );
+
+  let lastStatus = '';
+  const seen = (job: AgentJob) => {
+    if (job.status === lastStatus) return; // a line per change, not per poll
+    lastStatus = job.status;
+    options.log(agentStatusLine(job, now() - began));
+  };
+  seen(first);
+  let job: AgentJob;
+  try {
+    job = await waitUntilFinal({
+      poll: () => getAgentJob(client, options.projectId, first.id),
+      isFinal: isAgentJobFinal,
+      schedule: new AgentSchedule(options.limits),
+      deadline: began + options.timeoutMs,
+      signal: options.signal,
+      initial: first,
+      onPoll: seen,
+      now
+    });
+  } catch (error) {
+    if (error instanceof WaitTimeoutError) throw new AgentTimeoutError(error.last as AgentJob | undefined, now() - began);
+    throw error;
+  }
+  return { job, started, waitedMs: now() - began };
+}
+
+/** `active · the agent is working (12 s)`, `completed · pull request https://…` */
+export function agentStatusLine(job: AgentJob, elapsedMs: number): string {
+  const seconds = `${Math.round(elapsedMs / 1000)} s`;
+  switch (job.status) {
+    case 'active':
+      return `active · the agent is working (${seconds})`;
+    case 'completed':
+      return job.prLink
+        ? `completed · pull request ${job.prLink}`
+        : 'completed · the agent changed no files, so it opened no pull request';
+    case 'archived':
+      return `archived${job.prLink ? ` · pull request ${job.prLink}` : ''}`;
+    case 'failed':
+      return 'failed · the agent hit an error it could not recover from';
+    default:
+      // A word the API does not list: keep waiting, but show it.
+      return `${job.status} (${seconds})`;
+  }
+}
