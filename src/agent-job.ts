@@ -4,22 +4,19 @@ import * as core from '@actions/core';
 import { type AgentPlan, AgentTimeoutError, type AgentRunResult, runAgentJob } from './agent/run.ts';
 import { writeAgentFailureSummary, writeAgentSummary } from './agent/summary.ts';
 import type { AgentJob } from './api/agent.ts';
-import { checkAdminKey } from './api/key.ts';
-import { ApiClient, ApiError } from './api/transport.ts';
-import { AgentJobInput as Input, AgentJobOutput as Output, DEFAULT_API_URL } from './constants.ts';
+import { ApiError } from './api/transport.ts';
+import { AgentJobInput as Input, AgentJobOutput as Output } from './constants.ts';
 import { explainError } from './explain.ts';
 import { formatDuration, formatInstant } from './format.ts';
-import { InputError, parseBaseUrl, parseBoolean, parseDuration } from './inputs.ts';
+import { InputError, parseBoolean, parseDuration } from './inputs.ts';
+import { type PlatformInputs, platformClient, readPlatformInputs, readPollLimits, readProjectId } from './platform-inputs.ts';
 import { Cancellation, CancelledError } from './runtime.ts';
 import type { ScheduleLimits } from './wait/export-schedule.ts';
 
-export interface AgentJobInputs {
-  apiKey: string;
-  apiUrl: string;
+export interface AgentJobInputs extends PlatformInputs {
   projectId: string;
   plan: AgentPlan;
   timeoutMs: number;
-  requestTimeoutMs: number;
   limits: ScheduleLimits;
   failOnFailed: boolean;
 }
@@ -29,13 +26,8 @@ const LONGEST_CREATE_WAIT_MS = 60_000;
 
 /** Reads and checks every input before any request, so bad input costs nothing. */
 export function readAgentJobInputs(): AgentJobInputs {
-  const apiKey = core.getInput(Input.ApiKey, { required: true });
-  core.setSecret(apiKey); // first, so no later message can echo it
-  const projectId = core.getInput(Input.ProjectId).trim();
-  if (projectId === '') {
-    throw new InputError(Input.ProjectId, 'is required. Copy your project id from the API keys page of the dashboard.');
-  }
-  if (/[\s/]/.test(projectId)) throw new InputError(Input.ProjectId, `'${projectId}' is not a project id: it has a space or a slash.`);
+  const platform = readPlatformInputs();
+  const projectId = readProjectId();
   const jobId = core.getInput(Input.JobId).trim();
   const prompt = core.getInput(Input.Prompt).trim();
   let plan: AgentPlan;
@@ -50,19 +42,12 @@ export function readAgentJobInputs(): AgentJobInputs {
     throw new InputError(Input.Prompt, 'or job-id is required. Give prompt to start an agent job, or job-id to wait on one already started.');
   }
 
-  const minPoll = parseDuration(Input.MinPollInterval, core.getInput(Input.MinPollInterval) || '1s');
-  const maxPoll = parseDuration(Input.MaxPollInterval, core.getInput(Input.MaxPollInterval) || '30s');
-  if (maxPoll < minPoll) {
-    throw new InputError(Input.MaxPollInterval, `must not be shorter than min-poll-interval (${core.getInput(Input.MinPollInterval) || '1s'}).`);
-  }
   return {
-    apiKey: checkAdminKey(Input.ApiKey, apiKey),
-    apiUrl: parseBaseUrl(Input.ApiUrl, core.getInput(Input.ApiUrl) || DEFAULT_API_URL),
+    ...platform,
     projectId,
     plan,
     timeoutMs: parseDuration(Input.Timeout, core.getInput(Input.Timeout) || '30m'),
-    requestTimeoutMs: parseDuration(Input.RequestTimeout, core.getInput(Input.RequestTimeout) || '30s'),
-    limits: { floorMs: minPoll, ceilingMs: maxPoll },
+    limits: readPollLimits(),
     failOnFailed: parseBoolean(Input.FailOnFailed, core.getInput(Input.FailOnFailed) || 'true')
   };
 }
@@ -75,15 +60,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     core.setFailed(error instanceof Error ? error.message : String(error));
     return;
   }
-  const client = new ApiClient({
-    baseUrl: inputs.apiUrl,
-    apiKey: inputs.apiKey,
-    requestTimeoutMs: inputs.requestTimeoutMs,
-    maxRetryAfterMs: LONGEST_CREATE_WAIT_MS,
-    signal: cancellation.signal,
-    debug: (line) => core.debug(line),
-    onRetry: (message) => core.info(message)
-  });
+  const client = platformClient(inputs, cancellation, { maxRetryAfterMs: LONGEST_CREATE_WAIT_MS });
   const prompt = 'start' in inputs.plan ? inputs.plan.start.prompt : undefined;
   let jobId = 'follow' in inputs.plan ? inputs.plan.follow : undefined;
   cancellation.note = 'The step stopped before an agent job was started.';

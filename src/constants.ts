@@ -1,16 +1,31 @@
 // Input and output names of the actions, spelled once.
 
-export const PublishInput = {
+/** Inputs every action reads alike (src/platform-inputs.ts). */
+export const PlatformInput = {
   ApiKey: 'api-key',
-  Domain: 'domain',
   ApiUrl: 'api-url',
+  RequestTimeout: 'request-timeout'
+} as const;
+
+/** Inputs of the actions that wait on a job. */
+export const PollInput = {
+  MinPollInterval: 'min-poll-interval',
+  MaxPollInterval: 'max-poll-interval'
+} as const;
+
+/** The project input of the agent and analytics actions. */
+export const ProjectInput = {
+  ProjectId: 'project-id'
+} as const;
+
+export const PublishInput = {
+  ...PlatformInput,
+  ...PollInput,
+  Domain: 'domain',
   Version: 'version',
   Paths: 'paths',
   Timeout: 'timeout',
   JobId: 'job-id',
-  RequestTimeout: 'request-timeout',
-  MinPollInterval: 'min-poll-interval',
-  MaxPollInterval: 'max-poll-interval',
   ConfigPath: 'config-path',
   ConfigRepository: 'config-repository',
   ConfigKey: 'config-key',
@@ -41,16 +56,13 @@ export const PublishOutput = {
 export const DEFAULT_API_URL = 'https://api.mintlify.com';
 
 export const AgentJobInput = {
-  ApiKey: 'api-key',
-  ProjectId: 'project-id',
-  ApiUrl: 'api-url',
+  ...PlatformInput,
+  ...PollInput,
+  ...ProjectInput,
   JobId: 'job-id',
   Prompt: 'prompt',
   Timeout: 'timeout',
-  FailOnFailed: 'fail-on-failed',
-  RequestTimeout: 'request-timeout',
-  MinPollInterval: 'min-poll-interval',
-  MaxPollInterval: 'max-poll-interval'
+  FailOnFailed: 'fail-on-failed'
 } as const;
 
 export const AgentJobOutput = {
@@ -64,9 +76,8 @@ export const AgentJobOutput = {
 } as const;
 
 export const FeedbackInput = {
-  ApiKey: 'api-key',
-  ProjectId: 'project-id',
-  ApiUrl: 'api-url',
+  ...PlatformInput,
+  ...ProjectInput,
   DateFrom: 'date-from',
   DateTo: 'date-to',
   Source: 'source',
@@ -74,8 +85,7 @@ export const FeedbackInput = {
   Top: 'top',
   ReportPath: 'report-path',
   MaxRequests: 'max-requests',
-  Timeout: 'timeout',
-  RequestTimeout: 'request-timeout'
+  Timeout: 'timeout'
 } as const;
 
 export const FeedbackOutput = {

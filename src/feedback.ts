@@ -3,22 +3,20 @@
 import { resolve } from 'node:path';
 import * as core from '@actions/core';
 import { FEEDBACK_SOURCES, FEEDBACK_STATUSES, getFeedbackByPage } from './api/analytics.ts';
-import { checkAdminKey } from './api/key.ts';
-import { ApiClient, ApiError } from './api/transport.ts';
-import { DEFAULT_API_URL, FeedbackInput as Input, FeedbackOutput as Output } from './constants.ts';
+import { ApiError } from './api/transport.ts';
+import { FeedbackInput as Input, FeedbackOutput as Output } from './constants.ts';
 import { explainError } from './explain.ts';
 import { type DateRange, type FeedbackFilter, collectFeedback, queryRange } from './feedback/collect.ts';
 import { feedbackRange } from './feedback/dates.ts';
 import { type ReportQuery, buildReport, writeReport } from './feedback/report.ts';
 import { writeFeedbackSummary } from './feedback/summary.ts';
 import { formatDuration, formatInstant } from './format.ts';
-import { InputError, parseBaseUrl, parseDuration, parseList, parsePositiveInteger } from './inputs.ts';
+import { InputError, parseDuration, parseList, parsePositiveInteger } from './inputs.ts';
+import { type PlatformInputs, platformClient, readPlatformInputs, readProjectId } from './platform-inputs.ts';
 import { Cancellation, CancelledError } from './runtime.ts';
 import { abortableSleep } from './wait/sleep.ts';
 
-export interface FeedbackInputs {
-  apiKey: string;
-  apiUrl: string;
+export interface FeedbackInputs extends PlatformInputs {
   projectId: string;
   range: DateRange;
   filter: FeedbackFilter;
@@ -26,7 +24,6 @@ export interface FeedbackInputs {
   reportPath: string;
   maxRequests: number;
   timeoutMs: number;
-  requestTimeoutMs: number;
 }
 
 /** The organization's hourly allowance for all analytics endpoints together. */
@@ -34,13 +31,8 @@ const ANALYTICS_REQUESTS_PER_HOUR = 100;
 
 /** Reads and checks every input before any request, so bad input costs nothing. */
 export function readFeedbackInputs(now = Date.now()): FeedbackInputs {
-  const apiKey = core.getInput(Input.ApiKey, { required: true });
-  core.setSecret(apiKey); // first, so no later message can echo it
-  const projectId = core.getInput(Input.ProjectId).trim();
-  if (projectId === '') {
-    throw new InputError(Input.ProjectId, 'is required. Copy your project id from the API keys page of the dashboard.');
-  }
-  if (/[\s/]/.test(projectId)) throw new InputError(Input.ProjectId, `'${projectId}' is not a project id: it has a space or a slash.`);
+  const platform = readPlatformInputs();
+  const projectId = readProjectId();
   const range = feedbackRange(
     { fromName: Input.DateFrom, from: core.getInput(Input.DateFrom), toName: Input.DateTo, to: core.getInput(Input.DateTo) },
     now
@@ -58,8 +50,7 @@ export function readFeedbackInputs(now = Date.now()): FeedbackInputs {
   }
   const reportPath = core.getInput(Input.ReportPath).trim() || 'feedback-by-page.json';
   return {
-    apiKey: checkAdminKey(Input.ApiKey, apiKey),
-    apiUrl: parseBaseUrl(Input.ApiUrl, core.getInput(Input.ApiUrl) || DEFAULT_API_URL),
+    ...platform,
     projectId,
     range,
     filter: { ...(source ? { source } : {}), ...(statuses.length ? { statuses } : {}) },
@@ -67,8 +58,7 @@ export function readFeedbackInputs(now = Date.now()): FeedbackInputs {
     // Relative to the workspace, where later steps (upload-artifact, a commit) look for it.
     reportPath: resolve(process.env.GITHUB_WORKSPACE ?? process.cwd(), reportPath),
     maxRequests: parsePositiveInteger(Input.MaxRequests, core.getInput(Input.MaxRequests) || '20', ANALYTICS_REQUESTS_PER_HOUR),
-    timeoutMs: parseDuration(Input.Timeout, core.getInput(Input.Timeout) || '5m'),
-    requestTimeoutMs: parseDuration(Input.RequestTimeout, core.getInput(Input.RequestTimeout) || '30s')
+    timeoutMs: parseDuration(Input.Timeout, core.getInput(Input.Timeout) || '5m')
   };
 }
 
@@ -81,14 +71,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     return;
   }
   // No retries in the client: the collector retries itself, so every request counts against max-requests.
-  const client = new ApiClient({
-    baseUrl: inputs.apiUrl,
-    apiKey: inputs.apiKey,
-    requestTimeoutMs: inputs.requestTimeoutMs,
-    retries: 0,
-    signal: cancellation.signal,
-    debug: (line) => core.debug(line)
-  });
+  const client = platformClient(inputs, cancellation, { retries: 0 });
   cancellation.note = 'No report was written.';
   try {
     const collection = await collectFeedback({

@@ -1,17 +1,15 @@
 // The root action's inputs, read and checked in one place before any request is sent, so a typo
 // costs a second, not an export.
 import * as core from '@actions/core';
-import { checkAdminKey } from './api/key.ts';
 import { type ExportRequest, JOB_ID } from './api/static-export.ts';
-import { DEFAULT_API_URL, PublishInput as Input } from './constants.ts';
+import { PublishInput as Input } from './constants.ts';
 import type { ConfigTarget } from './deployment.ts';
 import type { ExportPlan } from './export.ts';
-import { InputError, parseBaseUrl, parseBoolean, parseDuration, parseHostname, parseList, parseRepository } from './inputs.ts';
+import { InputError, parseBoolean, parseDuration, parseHostname, parseList, parseRepository } from './inputs.ts';
+import { type PlatformInputs, readPlatformInputs, readPollLimits } from './platform-inputs.ts';
 import type { ScheduleLimits } from './wait/export-schedule.ts';
 
-export interface PublishInputs {
-  apiKey: string;
-  apiUrl: string;
+export interface PublishInputs extends PlatformInputs {
   /** What to export; `auto`: the job named by the link in the configuration file (a renewal). */
   plan: ExportPlan | 'auto';
   /** A new export of `domain`, when domain is given: the plan, or the fallback of a renewal. */
@@ -24,7 +22,6 @@ export interface PublishInputs {
   timeoutMs: number;
   /** As the user wrote it, for messages. */
   timeoutText: string;
-  requestTimeoutMs: number;
   limits: ScheduleLimits;
   /** Set when config-path is: the configuration pull request to keep current. */
   config?: ConfigTarget & { token: string };
@@ -34,8 +31,7 @@ const CONFIG_KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 const CONFIG_EXTENSIONS = /\.(ya?ml|json)$/i;
 
 export function readPublishInputs(): PublishInputs {
-  const apiKey = core.getInput(Input.ApiKey, { required: true });
-  core.setSecret(apiKey); // first, so no later message can echo it
+  const platform = readPlatformInputs();
   const jobId = core.getInput(Input.JobId).trim();
   const domainText = core.getInput(Input.Domain);
   const version = core.getInput(Input.Version).trim() || undefined;
@@ -72,14 +68,9 @@ export function readPublishInputs(): PublishInputs {
     throw new InputError(Input.MinValidity, 'reads the current link from the configuration file, so it needs config-path.');
   }
 
-  const minPollText = core.getInput(Input.MinPollInterval) || '1s';
-  const minPoll = parseDuration(Input.MinPollInterval, minPollText);
-  const maxPoll = parseDuration(Input.MaxPollInterval, core.getInput(Input.MaxPollInterval) || '30s');
-  if (maxPoll < minPoll) throw new InputError(Input.MaxPollInterval, `must not be shorter than min-poll-interval (${minPollText}).`);
   const timeoutText = core.getInput(Input.Timeout) || '30m';
   return {
-    apiKey: checkAdminKey(Input.ApiKey, apiKey),
-    apiUrl: parseBaseUrl(Input.ApiUrl, core.getInput(Input.ApiUrl) || DEFAULT_API_URL),
+    ...platform,
     plan,
     request,
     minValidityMs,
@@ -87,8 +78,7 @@ export function readPublishInputs(): PublishInputs {
     version,
     timeoutMs: parseDuration(Input.Timeout, timeoutText),
     timeoutText,
-    requestTimeoutMs: parseDuration(Input.RequestTimeout, core.getInput(Input.RequestTimeout) || '30s'),
-    limits: { floorMs: minPoll, ceilingMs: maxPoll },
+    limits: readPollLimits(),
     config
   };
 }

@@ -3,7 +3,6 @@
 // pull request. Reports outputs and a job summary.
 import * as core from '@actions/core';
 import { getOctokit } from '@actions/github';
-import { ApiClient } from './api/transport.ts';
 import { PublishInput, PublishOutput as Output } from './constants.ts';
 import { jobIdFromLink } from './config/link.ts';
 import { readSetting } from './config/values-file.ts';
@@ -11,6 +10,7 @@ import { type ConfigTarget, type ConfigUpdate, readConfigFile, showValue, update
 import { explainError } from './explain.ts';
 import { type ExportPlan, type ExportResult, ExportFailedError, ExportTimeoutError, runExport } from './export.ts';
 import { InputError } from './inputs.ts';
+import { platformClient } from './platform-inputs.ts';
 import { type PublishInputs, readPublishInputs } from './publish-inputs.ts';
 import { type Validity, checkValidity, renewalPlan } from './renewal.ts';
 import { Cancellation, CancelledError } from './runtime.ts';
@@ -24,14 +24,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     core.setFailed(error instanceof Error ? error.message : String(error));
     return;
   }
-  const client = new ApiClient({
-    baseUrl: inputs.apiUrl,
-    apiKey: inputs.apiKey,
-    requestTimeoutMs: inputs.requestTimeoutMs,
-    signal: cancellation.signal,
-    debug: (line) => core.debug(line),
-    onRetry: (message) => core.info(message)
-  });
+  const client = platformClient(inputs, cancellation);
   let jobId = typeof inputs.plan === 'object' && 'reuse' in inputs.plan ? inputs.plan.reuse : undefined;
   let exported: ExportResult | undefined;
   cancellation.note = 'The step stopped before an export job was started.';

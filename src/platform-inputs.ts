@@ -1,0 +1,58 @@
+// The inputs every action of this repository reads alike, and the API client they make from them:
+// the admin key (masked before anything else is read), the API's URL, one request's time limit,
+// and, for the actions that wait, the bounds of polling.
+import * as core from '@actions/core';
+import { checkAdminKey } from './api/key.ts';
+import { ApiClient, type ApiClientOptions } from './api/transport.ts';
+import { DEFAULT_API_URL, PlatformInput, PollInput, ProjectInput } from './constants.ts';
+import { InputError, parseBaseUrl, parseDuration } from './inputs.ts';
+import type { Cancellation } from './runtime.ts';
+import type { ScheduleLimits } from './wait/export-schedule.ts';
+
+export interface PlatformInputs {
+  apiKey: string;
+  apiUrl: string;
+  requestTimeoutMs: number;
+}
+
+/** Read first: the key is masked before any other input, so no later message can echo it. */
+export function readPlatformInputs(): PlatformInputs {
+  const apiKey = core.getInput(PlatformInput.ApiKey, { required: true });
+  core.setSecret(apiKey);
+  return {
+    apiKey: checkAdminKey(PlatformInput.ApiKey, apiKey),
+    apiUrl: parseBaseUrl(PlatformInput.ApiUrl, core.getInput(PlatformInput.ApiUrl) || DEFAULT_API_URL),
+    requestTimeoutMs: parseDuration(PlatformInput.RequestTimeout, core.getInput(PlatformInput.RequestTimeout) || '30s')
+  };
+}
+
+/** The project the agent and analytics operations address. */
+export function readProjectId(): string {
+  const projectId = core.getInput(ProjectInput.ProjectId).trim();
+  if (projectId === '') {
+    throw new InputError(ProjectInput.ProjectId, 'is required. Copy your project id from the API keys page of the dashboard.');
+  }
+  if (/[\s/]/.test(projectId)) throw new InputError(ProjectInput.ProjectId, `'${projectId}' is not a project id: it has a space or a slash.`);
+  return projectId;
+}
+
+export function readPollLimits(): ScheduleLimits {
+  const minText = core.getInput(PollInput.MinPollInterval) || '1s';
+  const floorMs = parseDuration(PollInput.MinPollInterval, minText);
+  const ceilingMs = parseDuration(PollInput.MaxPollInterval, core.getInput(PollInput.MaxPollInterval) || '30s');
+  if (ceilingMs < floorMs) throw new InputError(PollInput.MaxPollInterval, `must not be shorter than min-poll-interval (${minText}).`);
+  return { floorMs, ceilingMs };
+}
+
+/** The client of an action's run: its requests log to the debug log, its retries to the log. */
+export function platformClient(inputs: PlatformInputs, cancellation: Cancellation, options: Partial<ApiClientOptions> = {}): ApiClient {
+  return new ApiClient({
+    baseUrl: inputs.apiUrl,
+    apiKey: inputs.apiKey,
+    requestTimeoutMs: inputs.requestTimeoutMs,
+    signal: cancellation.signal,
+    debug: (line) => core.debug(line),
+    onRetry: (message) => core.info(message),
+    ...options
+  });
+}
