@@ -1,13 +1,25 @@
 // The bundle the emulator serves: a real archive of a small exported site, so clients can unpack it.
-import { gzipSync } from 'node:zlib';
+// The writers are raw on purpose: they write what they are given, `../` and links out included, so
+// tests can build the hostile archives that well-behaved libraries refuse to create.
+import { crc32, deflateRawSync, gzipSync } from 'node:zlib';
 
 export interface SiteFile {
   path: string;
   content: string | Buffer;
 }
 
-// Only tar.gz for now; a 'zip' entry would add its own builder here.
-export type BundleFormat = 'tar.gz';
+export type EntryType = 'file' | 'directory' | 'symlink' | 'hardlink' | 'character-device' | 'block-device' | 'fifo';
+
+/** A file, or any other kind of archive entry; `linkpath` is a link's target. */
+export interface ArchiveEntry {
+  path: string;
+  content?: string | Buffer;
+  type?: EntryType;
+  linkpath?: string;
+  mode?: number;
+}
+
+export type BundleFormat = 'tar.gz' | 'zip';
 
 export interface BundleFormatInfo {
   fileName: string;
@@ -16,7 +28,8 @@ export interface BundleFormatInfo {
 }
 
 export const bundleFormats: Record<BundleFormat, BundleFormatInfo> = {
-  'tar.gz': { fileName: 'bundle.tar.gz', contentType: 'application/gzip', build: (files) => buildSiteArchive(files) }
+  'tar.gz': { fileName: 'bundle.tar.gz', contentType: 'application/gzip', build: (files) => buildSiteArchive(files) },
+  zip: { fileName: 'bundle.zip', contentType: 'application/zip', build: (files) => buildZip(files) }
 };
 
 // A fixed modification time keeps the archive, and so sizeBytes, the same from run to run.
@@ -38,16 +51,28 @@ function splitPath(path: string): { prefix: string; name: string } {
   throw new Error(`Path too long for a ustar archive: ${path}`);
 }
 
-function tarHeader(path: string, size: number): Buffer {
+const TAR_TYPE_FLAGS: Record<EntryType, string> = {
+  file: '0',
+  hardlink: '1',
+  symlink: '2',
+  'character-device': '3',
+  'block-device': '4',
+  directory: '5',
+  fifo: '6'
+};
+
+function tarHeader(entry: ArchiveEntry, size: number): Buffer {
   const header = Buffer.alloc(BLOCK);
-  const { prefix, name } = splitPath(path);
+  const type = entry.type ?? 'file';
+  const { prefix, name } = splitPath(entry.path);
   header.write(name, 0, 100, 'utf8');
-  writeOctal(header, 100, 8, 0o644); // mode
+  writeOctal(header, 100, 8, entry.mode ?? (type === 'directory' ? 0o755 : 0o644));
   writeOctal(header, 108, 8, 0); // uid
   writeOctal(header, 116, 8, 0); // gid
   writeOctal(header, 124, 12, size);
   writeOctal(header, 136, 12, ARCHIVE_MTIME_SECONDS);
-  header.write('0', 156, 1, 'ascii'); // typeflag: regular file
+  header.write(TAR_TYPE_FLAGS[type], 156, 1, 'ascii');
+  if (entry.linkpath !== undefined) header.write(entry.linkpath, 157, 100, 'utf8');
   header.write('ustar\0', 257, 6, 'ascii');
   header.write('00', 263, 2, 'ascii');
   header.write('root', 265, 32, 'ascii'); // uname
@@ -61,16 +86,89 @@ function tarHeader(path: string, size: number): Buffer {
   return header;
 }
 
-export function buildTar(files: SiteFile[]): Buffer {
-  const parts: Buffer[] = [];
-  for (const file of files) {
-    const content = typeof file.content === 'string' ? Buffer.from(file.content, 'utf8') : file.content;
-    parts.push(tarHeader(file.path, content.length), content);
-    const padding = (BLOCK - (content.length % BLOCK)) % BLOCK;
-    if (padding > 0) parts.push(Buffer.alloc(padding));
+const contentOf = (entry: ArchiveEntry): Buffer =>
+  typeof entry.content === 'string' ? Buffer.from(entry.content, 'utf8') : (entry.content ?? Buffer.alloc(0));
+
+/** One entry's header, content and padding: a stream of these, then `TAR_END`, is a tar. */
+export function tarEntryBlocks(entry: ArchiveEntry): Buffer[] {
+  const content = contentOf(entry);
+  const padding = (BLOCK - (content.length % BLOCK)) % BLOCK;
+  return padding > 0 ? [tarHeader(entry, content.length), content, Buffer.alloc(padding)] : [tarHeader(entry, content.length), content];
+}
+
+/** Two empty blocks end a tar. */
+export const TAR_END = Buffer.alloc(BLOCK * 2);
+
+export function buildTar(entries: ArchiveEntry[]): Buffer {
+  return Buffer.concat([...entries.flatMap(tarEntryBlocks), TAR_END]);
+}
+
+// MS-DOS date and time of ARCHIVE_MTIME_SECONDS (2026-01-01 00:00:00), as zip headers hold them.
+const ZIP_DOS_TIME = 0;
+const ZIP_DOS_DATE = ((2026 - 1980) << 9) | (1 << 5) | 1;
+const ZIP_UNIX_TYPES: Partial<Record<EntryType, number>> = {
+  file: 0o100000,
+  directory: 0o040000,
+  symlink: 0o120000,
+  'character-device': 0o020000,
+  'block-device': 0o060000,
+  fifo: 0o010000
+};
+
+/**
+ * A zip made on "Unix" (so the mode, and with it the entry type, sits in the top 16 bits of the
+ * external attributes), names in UTF-8, deflated where that makes the entry smaller. No zip64:
+ * the emulator's archives stay far below 4 GiB.
+ */
+export function buildZip(entries: ArchiveEntry[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const type = entry.type ?? 'file';
+    const unixType = ZIP_UNIX_TYPES[type];
+    if (unixType === undefined) throw new Error(`A zip cannot hold a ${type} entry: ${entry.path}`);
+    const name = Buffer.from(type === 'directory' && !entry.path.endsWith('/') ? `${entry.path}/` : entry.path, 'utf8');
+    const content = type === 'symlink' ? Buffer.from(entry.linkpath ?? '', 'utf8') : contentOf(entry);
+    const deflated = deflateRawSync(content);
+    const method = deflated.length < content.length ? 8 : 0;
+    const data = method === 8 ? deflated : content;
+    const crc = crc32(content);
+    const mode = unixType | (entry.mode ?? (type === 'directory' ? 0o755 : type === 'symlink' ? 0o777 : 0o644));
+
+    // The local header and the central directory share a run of fields, at offset 4 and 6.
+    const shared = (header: Buffer, at: number): Buffer => {
+      header.writeUInt16LE(20, at); // version needed: 2.0
+      header.writeUInt16LE(0x0800, at + 2); // names are UTF-8
+      header.writeUInt16LE(method, at + 4);
+      header.writeUInt16LE(ZIP_DOS_TIME, at + 6);
+      header.writeUInt16LE(ZIP_DOS_DATE, at + 8);
+      header.writeUInt32LE(crc, at + 10);
+      header.writeUInt32LE(data.length, at + 14);
+      header.writeUInt32LE(content.length, at + 18);
+      header.writeUInt16LE(name.length, at + 22);
+      return header; // extra field, comment, disk number and internal attributes stay 0
+    };
+    const local = shared(Buffer.alloc(30), 4);
+    local.writeUInt32LE(0x04034b50, 0);
+    locals.push(local, name, data);
+
+    const central = shared(Buffer.alloc(46), 6);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE((3 << 8) | 20, 4); // made by: Unix, 2.0
+    central.writeUInt32LE((mode << 16) >>> 0, 38);
+    central.writeUInt32LE(offset, 42);
+    centrals.push(central, name);
+    offset += local.length + name.length + data.length;
   }
-  parts.push(Buffer.alloc(BLOCK * 2)); // two empty blocks end the archive
-  return Buffer.concat(parts);
+  const directorySize = centrals.reduce((sum, part) => sum + part.length, 0);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directorySize, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, ...centrals, end]);
 }
 
 // A gzip'd tar of the given files (the default site when none are given).

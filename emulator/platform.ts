@@ -43,7 +43,8 @@ export interface FeedbackEntry {
   helpful?: boolean;
 }
 
-export type FaultKind = '500' | '503' | '429' | 'drop' | 'hang' | '409';
+// 'truncate': the route answers, but the body stops halfway (short of its Content-Length) and the connection ends.
+export type FaultKind = '500' | '503' | '429' | 'drop' | 'hang' | '409' | 'truncate';
 export type RouteName = 'start' | 'status' | 'bundle' | 'agent-get' | 'agent-create' | 'feedback' | 'download';
 
 export interface Fault {
@@ -94,7 +95,8 @@ export interface PlatformEmulator {
   exportJobs: Map<string, ExportJobRecord>;
   agentJobs: Map<string, AgentJobRecord>;
   profile: JobProfile; // read when a job starts, so a test may change it between jobs
-  seedExportJob(input: { domain: string; status?: 'completed'; createdAt?: number }): string;
+  /** `archive`: the bytes the job's bundle link serves, as they are (any format, any content). */
+  seedExportJob(input: { domain: string; status?: 'completed'; createdAt?: number; archive?: Buffer }): string;
   seedAgentJob(input: { projectId: string; outcome?: AgentOutcome; runMs?: number; prompt?: string; createdAt?: number }): string;
   close(): Promise<void>;
 }
@@ -143,7 +145,7 @@ const MAX_BODY_BYTES = 1_000_000;
 const FEEDBACK_SOURCES: FeedbackSource[] = ['code_snippet', 'contextual', 'agent', 'thumbs_only'];
 const FEEDBACK_STATUSES: FeedbackStatus[] = ['pending', 'in_progress', 'resolved', 'dismissed'];
 const ROUTE_NAMES: (RouteName | 'any')[] = ['start', 'status', 'bundle', 'agent-get', 'agent-create', 'feedback', 'download', 'any'];
-const FAULT_KINDS: FaultKind[] = ['500', '503', '429', 'drop', 'hang', '409'];
+const FAULT_KINDS: FaultKind[] = ['500', '503', '429', 'drop', 'hang', '409', 'truncate'];
 // A bare hostname with at least one dot: no scheme, port, path or trailing slash.
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/i;
 
@@ -600,7 +602,7 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
     return { status: 404, json: { error: 'Not found' } };
   }
 
-  function send(res: ServerResponse, answer: Answer, headOnly: boolean): void {
+  function send(res: ServerResponse, answer: Answer, headOnly: boolean, truncate = false): void {
     let payload: Buffer = Buffer.alloc(0);
     let contentType: string | undefined = answer.contentType;
     if (answer.json !== undefined) {
@@ -616,6 +618,10 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
     if (contentType) headers['Content-Type'] = contentType;
     if (answer.status !== 204) headers['Content-Length'] = String(payload.length);
     res.writeHead(answer.status, headers);
+    if (truncate && !headOnly && payload.length > 0) {
+      res.write(payload.subarray(0, Math.floor(payload.length / 2)), () => res.socket?.end());
+      return;
+    }
     res.end(headOnly || answer.status === 204 ? undefined : payload);
   }
 
@@ -631,13 +637,14 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
     const record: RecordedRequest = { method, path: url.pathname, query: url.search.slice(1), route, status: 0, at: clock() };
     if (req.headers.authorization !== undefined) record.authorization = req.headers.authorization;
     requests.push(record);
+    const fault = route === 'unknown' ? undefined : takeFault(route);
+    const truncate = fault?.kind === 'truncate';
     const reply = (answer: Answer): void => {
       record.status = answer.status;
-      send(res, answer, method === 'HEAD');
+      send(res, answer, method === 'HEAD', truncate);
     };
 
-    const fault = route === 'unknown' ? undefined : takeFault(route);
-    if (fault) {
+    if (fault && !truncate) {
       const answer = faultAnswer(fault, route);
       if (answer === 'drop') req.socket.destroy();
       else if (answer !== 'hang') reply(answer); // a hung request stays open until close()
@@ -695,7 +702,9 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
       // A job that finished at createdAt (never in the future, so it reads as finished now).
       const createdAt = Math.min(input.createdAt ?? clock(), clock());
       const profile = resolveProfile({ ...emulator.profile, queuedMs: 0, runMs: 0, failAt: undefined, stall: undefined, resetAt: undefined });
-      return createExportJob({ domain: input.domain, createdAt, profile }).jobId;
+      const job = createExportJob({ domain: input.domain, createdAt, profile });
+      if (input.archive) job.archive = input.archive;
+      return job.jobId;
     },
     seedAgentJob(input) {
       const job = createAgentJob({

@@ -1,0 +1,357 @@
+// Downloads the bundle from its presigned link, checks it and unpacks it into a directory, so the
+// site can be served from anywhere. The archive streams: a tar.gz is unpacked as its bytes arrive,
+// a zip is written to a file first (see unpackZip). Everything lands in a staging directory beside
+// the target and is renamed into place only once every check passed, so a failure leaves nothing.
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { basename, dirname, join, resolve } from 'node:path';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { getProxyUrl, HttpClient } from '@actions/http-client';
+import pRetry from 'p-retry';
+import type { Bundle } from '../api/static-export.ts';
+import { parseRetryAfter } from '../api/transport.ts';
+import { redactLink } from '../config/link.ts';
+import { formatBytes, formatSeconds } from '../format.ts';
+import { abortableSleep } from '../wait/sleep.ts';
+import { BundleError, DEFAULT_LIMITS, type UnpackLimits } from './guard.ts';
+import { type ArchiveFormat, detectFormat, unpackTarGz, unpackZip, type UnpackedTree } from './unpack.ts';
+
+export { BundleError } from './guard.ts';
+
+export interface DownloadBundleOptions {
+  bundle: Bundle;
+  /** Where the site goes: a directory that does not exist yet, or is empty. */
+  directory: string;
+  /** Generates a fresh link (the generate operation); called at most once, when the storage answers 403. */
+  renew: () => Promise<Bundle>;
+  limits?: Partial<UnpackLimits>;
+  /** Lines for the log. */
+  log: (line: string) => void;
+  signal?: AbortSignal;
+  /** Transient faults retried per link. */
+  retries?: number;
+  /** Shortest backoff; p-retry doubles it and adds jitter. */
+  minBackoffMs?: number;
+  /** A download that receives nothing for this long is cut and retried. */
+  idleTimeoutMs?: number;
+}
+
+export interface DownloadedBundle {
+  /** The directory, absolute. */
+  path: string;
+  /** Regular files unpacked. */
+  files: number;
+  /** SHA-256 of the archive as downloaded, hex. */
+  sha256: string;
+  /** Bytes of the archive. */
+  bytes: number;
+  /** Bytes of the files, unpacked. */
+  unpackedBytes: number;
+  format: ArchiveFormat;
+  /** True when the link had to be renewed. */
+  renewed: boolean;
+  /** The bundle whose link was used last: the renewed one, if renewed. */
+  bundle: Bundle;
+}
+
+/** What one download gives; downloadBundle adds where it went and which link. */
+type Fetched = Omit<DownloadedBundle, 'path' | 'renewed' | 'bundle'>;
+
+const MAX_REDIRECTS = 5;
+/** The longest Retry-After the download honours; p-retry's backoff is the floor. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+export async function downloadBundle(options: DownloadBundleOptions): Promise<DownloadedBundle> {
+  const limits: UnpackLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const target = resolve(options.directory);
+  await checkDownloadPath(options.directory, target);
+  const parent = dirname(target);
+  const madeParent = await mkdir(parent, { recursive: true });
+  const staging = join(parent, `.${basename(target)}.partial-${randomBytes(6).toString('hex')}`);
+  const started = Date.now();
+  let bundle = options.bundle;
+  let renewed = false;
+  let placed = false;
+  try {
+    let fetched: Fetched;
+    for (;;) {
+      try {
+        fetched = await fetchWithRetries(bundle, staging, limits, options);
+        break;
+      } catch (error) {
+        if (!(error instanceof BundleError) || error.status !== 403) throw error;
+        if (renewed) {
+          throw new BundleError(
+            'http',
+            `The storage refused the bundle link again after a fresh one was generated (${storageSaid(403, error)}). The runner's clock may be far off, or the platform's storage refuses this runner; re-run, and report it to the platform with the job id ${bundle.jobId} if it persists.`,
+            { status: 403, storageCode: error.storageCode, storageMessage: error.storageMessage, cause: error }
+          );
+        }
+        options.log(
+          error.expired
+            ? 'The bundle link had expired; generated a fresh one and downloading again.'
+            : `The storage refused the bundle link (${storageSaid(403, error)}); generated a fresh one and downloading again.`
+        );
+        bundle = await options.renew();
+        renewed = true;
+      }
+    }
+    await checkDownloadPath(options.directory, target); // nothing appeared there while downloading
+    await rmdir(target).catch(() => undefined); // an empty directory gives way (rename over it fails on Windows)
+    await rename(staging, target);
+    placed = true;
+    const result: DownloadedBundle = { path: target, renewed, bundle, ...fetched };
+    options.log(
+      `Unpacked ${result.files.toLocaleString('en-US')} files (${formatBytes(result.unpackedBytes)}) from a ${formatBytes(result.bytes)} ${result.format} into ${options.directory} in ${formatSeconds(Date.now() - started)}; sha256 ${result.sha256}.`
+    );
+    return result;
+  } finally {
+    await removeQuietly(staging);
+    await removeQuietly(`${staging}.zip`);
+    // Folders made for the target go too, when nothing was placed in them.
+    if (!placed && madeParent !== undefined) {
+      for (let folder = parent; folder.length >= madeParent.length; folder = dirname(folder)) {
+        if (!(await rmdir(folder).then(() => true, () => false))) break;
+      }
+    }
+  }
+}
+
+/**
+ * Refuses a download-path that is a file or holds files. downloadBundle checks it first and again
+ * before the rename; call it before starting an export too, so a bad path fails in a second.
+ */
+export async function checkDownloadPath(given: string, target = resolve(given)): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await readdir(target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    if (code === 'ENOTDIR') throw new BundleError('directory', `download-path '${given}' is a file, not a directory. Point download-path at a new directory.`);
+    throw new BundleError('directory', `download-path '${given}' cannot be read (${code}). Point download-path at a new directory.`);
+  }
+  if (entries.length === 0) return;
+  // Replacing it would delete files this action did not write (download-path: . would be the workspace).
+  const sample = entries.slice(0, 3).join(', ') + (entries.length > 3 ? ', …' : '');
+  throw new BundleError(
+    'directory',
+    `download-path '${given}' already exists and is not empty (${sample}). The action does not delete files it did not write: point download-path at a new directory, or remove this one in an earlier step.`
+  );
+}
+
+// One link: transient faults retried with backoff; a 403 goes back to the caller, which renews.
+async function fetchWithRetries(bundle: Bundle, staging: string, limits: UnpackLimits, options: DownloadBundleOptions): Promise<Fetched> {
+  const { signal } = options;
+  const link = redactLink(bundle.bundleUrl);
+  if (bundle.sizeBytes > limits.maxBytes) {
+    throw new BundleError('limit', `The bundle is ${formatBytes(bundle.sizeBytes)} as an archive, more than the ${formatBytes(limits.maxBytes)} this action unpacks.`);
+  }
+  options.log(`Downloading the bundle (${formatBytes(bundle.sizeBytes)}) from ${link}`);
+  return pRetry(
+    async () => {
+      await removeQuietly(staging);
+      await removeQuietly(`${staging}.zip`);
+      await mkdir(staging);
+      return fetchOnce(bundle, staging, limits, options);
+    },
+    {
+      retries: options.retries ?? 3,
+      minTimeout: options.minBackoffMs ?? 1000,
+      factor: 2,
+      randomize: true,
+      signal,
+      shouldRetry: ({ error }) => error instanceof BundleError && error.transient,
+      onFailedAttempt: async ({ error, retriesLeft, retryDelay }) => {
+        if (!(error instanceof BundleError) || !error.transient || retriesLeft === 0) return;
+        const extra = Math.max(0, Math.min(error.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS) - retryDelay);
+        options.log(`${error.message} Retrying in ${formatSeconds(retryDelay + extra)} (${retriesLeft} ${retriesLeft === 1 ? 'try' : 'tries'} left).`);
+        if (extra > 0) await abortableSleep(extra, signal);
+      }
+    }
+  );
+}
+
+async function fetchOnce(bundle: Bundle, staging: string, limits: UnpackLimits, options: DownloadBundleOptions): Promise<Fetched> {
+  const response = await openDownload(bundle.bundleUrl, options.signal, options.idleTimeoutMs ?? 60_000);
+  const length = response.headers['content-length'];
+  if (length !== undefined && Number(length) !== bundle.sizeBytes) {
+    response.destroy();
+    throw new BundleError(
+      'size',
+      `The storage holds ${Number(length).toLocaleString('en-US')} bytes at the bundle link, but the platform said the bundle has ${bundle.sizeBytes.toLocaleString('en-US')} (sizeBytes). The archive at the link is not the one described; generate the bundle again.`
+    );
+  }
+  const meter = new ArchiveMeter(bundle.sizeBytes);
+  const zipFile = `${staging}.zip`;
+  let format: ArchiveFormat | undefined;
+  let tree: UnpackedTree | undefined;
+  try {
+    await pipeline(
+      response,
+      meter,
+      async (source: AsyncIterable<Buffer>) => {
+        const iterator = source[Symbol.asyncIterator]();
+        const head = await readHead(iterator);
+        format = detectFormat(head);
+        const rest = chain(head, iterator);
+        if (format === 'tar.gz') {
+          tree = await unpackTarGz(rest, staging, limits, options.signal);
+        } else {
+          await pipeline(Readable.from(rest, { objectMode: false }), createWriteStream(zipFile, { flags: 'wx' }));
+        }
+      },
+      { signal: options.signal }
+    );
+  } catch (error) {
+    throw downloadError(error, meter, bundle.sizeBytes);
+  }
+  // The whole archive is on disk and its size matched, so yauzl may read it by offset now.
+  if (format === 'zip') tree = await unpackZip(zipFile, staging, limits);
+  return { files: tree!.files, unpackedBytes: tree!.bytes, sha256: meter.sha256(), bytes: meter.bytes, format: format! };
+}
+
+/** Hashes and counts the archive as it passes; refuses a byte more, or fewer, than sizeBytes. */
+class ArchiveMeter extends Transform {
+  bytes = 0;
+  private readonly hash = createHash('sha256');
+  private readonly expected: number;
+
+  constructor(expected: number) {
+    super();
+    this.expected = expected;
+  }
+
+  sha256(): string {
+    return this.hash.digest('hex');
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.expected) {
+      callback(new BundleError('size', `The storage sent more than the ${this.expected.toLocaleString('en-US')} bytes the platform gave as the bundle's size (sizeBytes). The archive at the link is not the one described; generate the bundle again.`));
+      return;
+    }
+    this.hash.update(chunk);
+    callback(null, chunk);
+  }
+
+  override _flush(callback: TransformCallback): void {
+    callback(this.bytes < this.expected ? truncated(this.bytes, this.expected, 'the storage ended the answer early') : null);
+  }
+}
+
+function truncated(received: number, expected: number, why: string): BundleError {
+  return new BundleError('truncated', `The download of the bundle stopped after ${received.toLocaleString('en-US')} of ${expected.toLocaleString('en-US')} bytes (${why}).`, { transient: true });
+}
+
+// A download cut short shows up wherever it is first noticed: the response, gunzip, the tar parser.
+function downloadError(error: unknown, meter: ArchiveMeter, expected: number): unknown {
+  if (meter.bytes < expected && !(error instanceof BundleError && !error.transient) && !isAbort(error)) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return truncated(meter.bytes, expected, code === 'ETIMEDOUT' ? 'no data came for too long' : code ? `the connection was lost: ${code}` : 'the connection was lost');
+  }
+  return error;
+}
+
+function isAbort(error: unknown): boolean {
+  return (error as Error | undefined)?.name === 'AbortError';
+}
+
+async function readHead(iterator: AsyncIterator<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  while (length < 512) {
+    const next = await iterator.next();
+    if (next.done) break;
+    chunks.push(next.value);
+    length += next.value.length;
+  }
+  return Buffer.concat(chunks);
+}
+
+async function* chain(head: Buffer, iterator: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  if (head.length > 0) yield head;
+  for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+}
+
+/**
+ * GET on the storage link: no Authorization header (the admin key is for the API only, and S3 refuses
+ * a presigned link sent with one), proxies from the environment, a few redirects.
+ */
+async function openDownload(link: string, signal: AbortSignal | undefined, idleTimeoutMs: number): Promise<http.IncomingMessage> {
+  let url = new URL(link);
+  for (let hop = 0; ; hop++) {
+    const response = await get(url, signal, idleTimeoutMs);
+    const status = response.statusCode ?? 0;
+    if (status >= 200 && status < 300) return response;
+    const location = response.headers.location;
+    if (status >= 300 && status < 400 && location && hop < MAX_REDIRECTS) {
+      response.resume();
+      const next = new URL(location, url);
+      if (url.protocol === 'https:' && next.protocol !== 'https:') {
+        throw new BundleError('http', `The storage redirected the bundle link from https to ${next.protocol}, which this action refuses to follow.`, { status });
+      }
+      url = next;
+      continue;
+    }
+    throw await storageError(response, status, link);
+  }
+}
+
+function get(url: URL, signal: AbortSignal | undefined, idleTimeoutMs: number): Promise<http.IncomingMessage> {
+  const proxied = getProxyUrl(url.toString()) !== '';
+  // Only through a proxy does the agent matter; otherwise a one-off connection that closes after.
+  const agent = proxied ? new HttpClient('static-export-action').getAgent(url.toString()) : false;
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolvePromise, reject) => {
+    const request = client.get(url, { agent, signal, headers: { 'user-agent': 'static-export-action', 'accept-encoding': 'identity' } }, resolvePromise);
+    request.setTimeout(idleTimeoutMs, () => request.destroy(Object.assign(new Error(`no data for ${formatSeconds(idleTimeoutMs)}`), { code: 'ETIMEDOUT' })));
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (isAbort(error)) return reject(error);
+      const code = error.code ?? 'ECONNRESET';
+      reject(new BundleError('network', `The download of the bundle from ${redactLink(url.toString())} failed before an answer (${code}).`, { transient: true, cause: error }));
+    });
+  });
+}
+
+// S3 answers errors with XML: <Error><Code>AccessDenied</Code><Message>Request has expired</Message>…
+async function storageError(response: http.IncomingMessage, status: number, link: string): Promise<BundleError> {
+  let text = '';
+  try {
+    for await (const chunk of response) {
+      text += (chunk as Buffer).toString('utf8');
+      if (text.length > 8192) break;
+    }
+  } catch {
+    // the status says enough
+  }
+  response.destroy();
+  const storage = { storageCode: /<Code>([^<]*)<\/Code>/.exec(text)?.[1], storageMessage: /<Message>([^<]*)<\/Message>/.exec(text)?.[1] };
+  const said = storageSaid(status, storage);
+  const where = redactLink(link);
+  const retryAfterHeader = response.headers['retry-after'];
+  const retryAfterMs = parseRetryAfter(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader);
+  if (status === 403) {
+    return new BundleError('http', `The storage refused the bundle link ${where} (${said}).`, { status, ...storage, expired: /expired/i.test(storage.storageMessage ?? ''), retryAfterMs });
+  }
+  if (status === 404) {
+    return new BundleError('http', `The storage has no bundle at ${where} (${said}). The export's files may have been removed; start a new export.`, { status, ...storage });
+  }
+  const transient = status >= 500 || status === 429 || status === 408;
+  return new BundleError('http', `The storage answered ${said} for ${where}.`, { status, ...storage, transient, retryAfterMs });
+}
+
+/** `403 AccessDenied: Request has expired` */
+function storageSaid(status: number, { storageCode, storageMessage }: { storageCode?: string; storageMessage?: string }): string {
+  const words = [storageCode, storageMessage].filter(Boolean).join(': ');
+  return words ? `${status} ${words}` : String(status);
+}
+
+async function removeQuietly(path: string): Promise<void> {
+  await rm(path, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+}

@@ -1,0 +1,301 @@
+// Unpacks a bundle into a fresh directory: a gzip'd tar as its bytes arrive, a zip from a file.
+// Reading the formats is left to well-kept libraries (tar's Parser, yauzl); every entry they read
+// passes the guard before the tree writer touches the disk. Nothing here knows about HTTP.
+import { realpath } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { Parser, type ReadEntry } from 'tar';
+import yauzl from 'yauzl';
+import { BundleError, EntryGuard, type EntryHeader, type EntryKind, type UnpackLimits } from './guard.ts';
+import { type ByteSource, TreeWriter } from './tree-writer.ts';
+
+export type ArchiveFormat = 'tar.gz' | 'zip';
+
+export interface UnpackedTree {
+  /** Regular files (hard links included). */
+  files: number;
+  /** Bytes of file content. */
+  bytes: number;
+}
+
+/** Files up to this size are held in memory and written several at a time; larger ones stream. */
+const SMALL_FILE_BYTES = 1024 * 1024;
+/** Bytes a tar may hold beyond its files' content: headers, long names, padding, end blocks. */
+const TAR_OVERHEAD_PER_ENTRY = 4096;
+
+/** The format by the archive's first bytes, whatever its name says. */
+export function detectFormat(head: Buffer): ArchiveFormat {
+  if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return 'tar.gz';
+  // A local file header starts a zip with files; an end-of-directory record starts an empty one.
+  if (head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && ((head[2] === 3 && head[3] === 4) || (head[2] === 5 && head[3] === 6))) return 'zip';
+  const text = head.subarray(0, 64).toString('latin1');
+  const looksLike = /^\s*</.test(text)
+    ? ' It looks like an HTML or XML page: a proxy, firewall or login page may have answered in place of the storage.'
+    : head.length >= 262 && head.toString('latin1', 257, 262) === 'ustar'
+      ? ' It looks like a tar that is not gzip-compressed.'
+      : '';
+  const hex = [...head.subarray(0, 8)].map((byte) => byte.toString(16).padStart(2, '0')).join(' ');
+  throw new BundleError('format', `The bundle is neither a gzip'd tar nor a zip: it starts with the bytes ${hex || '(none)'}.${looksLike}`);
+}
+
+/**
+ * Unpacks the bytes of a tar.gz into `root` (an empty directory) as they arrive, and resolves once
+ * every file is written and the tree checked.
+ */
+export async function unpackTarGz(source: AsyncIterable<Buffer> | NodeJS.ReadableStream, root: string, limits: UnpackLimits, signal?: AbortSignal): Promise<UnpackedTree> {
+  const guard = new EntryGuard(limits);
+  const writer = new TreeWriter(root);
+  const sink = new TarSink(guard, writer, limits);
+  try {
+    // Node's own gunzip runs on libuv's threads, beside the parser and the writes.
+    await pipeline(source, createGunzip({ chunkSize: 256 * 1024 }), sink, { signal });
+    await writer.finish();
+  } catch (error) {
+    writer.abort(error as Error);
+    await writer.settle();
+    throw gzipError(error);
+  }
+  await checkTree(root, guard);
+  return { files: guard.files, bytes: guard.bytes };
+}
+
+class TarSink extends Writable {
+  private readonly guard: EntryGuard;
+  private readonly writer: TreeWriter;
+  private readonly parser: Parser;
+  private readonly maxTarBytes: number;
+  private tarBytes = 0;
+  private failure: Error | undefined;
+  /** The tar's end blocks were read; what follows is padding, not content. */
+  private atEnd = false;
+  private readonly parsed: Promise<void>;
+
+  constructor(guard: EntryGuard, writer: TreeWriter, limits: UnpackLimits) {
+    super({ highWaterMark: 256 * 1024 });
+    this.guard = guard;
+    this.writer = writer;
+    this.maxTarBytes = limits.maxBytes + limits.maxFiles * TAR_OVERHEAD_PER_ENTRY;
+    // strict: any warning of the parser (a bad checksum, a truncated entry, no tar at all) is an error.
+    this.parser = new Parser({ strict: true, onReadEntry: (entry) => this.onEntry(entry) });
+    this.parsed = new Promise<void>((resolve, reject) => {
+      this.parser.on('end', resolve);
+      this.parser.on('error', (error: Error) => {
+        this.fail(damaged(error));
+        reject(this.failure);
+      });
+    });
+    this.parsed.catch(() => undefined); // read in _final, or the failure surfaces through _write
+    this.parser.on('eof', () => {
+      this.atEnd = true;
+    });
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    if (this.failure) return callback(this.failure);
+    if (this.tarBytes === 0 && chunk.length >= 4 && ((chunk[0] === 0x1f && chunk[1] === 0x8b) || chunk.readUInt32BE(0) === 0x28b52ffd)) {
+      // tar's parser would decompress a second layer on its own, out of sight of the limits here.
+      this.fail(new BundleError('format', 'The bundle is compressed twice (a compressed archive inside the gzip). A bundle from the platform is a single gzip\'d tar; report it to the platform.'));
+      return callback(this.failure);
+    }
+    this.tarBytes += chunk.length;
+    if (this.tarBytes > this.maxTarBytes) {
+      this.fail(new BundleError('limit', `The bundle's tar data runs past ${this.maxTarBytes.toLocaleString('en-US')} bytes, more than its files' limit allows. It may be a decompression bomb; nothing was kept.`));
+      return callback(this.failure);
+    }
+    // Past the end blocks the parser would only buffer what comes: count it, drop it.
+    const flowing = this.atEnd || this.parser.write(chunk);
+    if (this.failure) return callback(this.failure);
+    // The parser's queue drains, or it fails (and `parsed` rejects), or it ends.
+    const drained = flowing ? undefined : Promise.race([new Promise<void>((resolve) => this.parser.once('drain', resolve)), this.parsed]);
+    Promise.all([drained, this.writer.whenReady()]).then(
+      () => callback(this.failure ?? null),
+      (error: Error) => callback(this.failure ?? error)
+    );
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.parser.end();
+    this.parsed.then(
+      () => callback(this.failure ?? null),
+      () => callback(this.failure)
+    );
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    if (error) this.fail(error);
+    callback(error);
+  }
+
+  private fail(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.parser.abort(error);
+  }
+
+  private onEntry(entry: ReadEntry): void {
+    if (this.failure) return void entry.resume();
+    try {
+      const kind = TAR_KINDS[entry.type];
+      const path = this.guard.admit({ path: entry.path, type: entry.type, kind, size: entry.size, linkpath: entry.linkpath });
+      if (path === undefined || kind === 'directory') {
+        if (path !== undefined) this.writer.directory(path);
+        entry.resume();
+      } else if (kind === 'symlink') {
+        this.writer.symlink(path, entry.linkpath!);
+        entry.resume();
+      } else if (kind === 'hardlink') {
+        this.writer.hardlink(path, this.guard.hardlinkTarget(entry.linkpath!));
+        entry.resume();
+      } else if (entry.size > SMALL_FILE_BYTES) {
+        this.writer.fileFromStream(path, entry as unknown as ByteSource, fileMode(entry.mode));
+      } else {
+        const chunks: Buffer[] = [];
+        entry.on('data', (chunk: Buffer) => chunks.push(chunk));
+        entry.on('end', () => this.writer.file(path, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), fileMode(entry.mode)));
+      }
+    } catch (error) {
+      entry.resume();
+      this.fail(error as Error);
+    }
+  }
+}
+
+// tar's names for entry types; anything else (devices, FIFOs, …) is refused.
+const TAR_KINDS: Partial<Record<string, EntryKind>> = {
+  File: 'file',
+  OldFile: 'file',
+  ContiguousFile: 'file',
+  Directory: 'directory',
+  GNUDumpDir: 'directory',
+  SymbolicLink: 'symlink',
+  Link: 'hardlink'
+};
+
+/** Executable or not is all a site needs; no setuid, no odd permissions from the archive. */
+function fileMode(mode: number | undefined): number {
+  return mode !== undefined && (mode & 0o111) !== 0 ? 0o755 : 0o644;
+}
+
+function damaged(error: Error): Error {
+  if (error instanceof BundleError) return error;
+  const code = (error as { code?: string }).code;
+  if (code === 'TAR_BAD_ARCHIVE' && /truncated/i.test(error.message)) {
+    return new BundleError('truncated', `The bundle's tar ends in the middle of a file (${error.message.replace(/^TAR_BAD_ARCHIVE: /, '')}): the archive is incomplete.`, { transient: true, cause: error });
+  }
+  if (code === 'TAR_BAD_ARCHIVE') {
+    return new BundleError('format', 'The bundle is gzip-compressed but holds no tar archive. Report it to the platform with the job id.', { cause: error });
+  }
+  return new BundleError('format', `The bundle's tar is damaged: ${error.message}. Generate the bundle again; if it happens again, report it to the platform with the job id.`, { cause: error });
+}
+
+function gzipError(error: unknown): unknown {
+  const code = (error as { code?: string }).code;
+  if (code === 'Z_BUF_ERROR') {
+    return new BundleError('truncated', 'The bundle\'s gzip data ends early: the archive is incomplete.', { transient: true, cause: error });
+  }
+  if (code === 'Z_DATA_ERROR') {
+    return new BundleError('format', `The bundle's gzip data is damaged (${(error as Error).message}). Generate the bundle again; if it happens again, report it to the platform with the job id.`, { cause: error });
+  }
+  return error;
+}
+
+/**
+ * Unpacks a zip file into `root`, an empty directory. A zip's directory of entries sits at its end,
+ * and yauzl reads the entries by offset, so a zip is unpacked from a file, never from a stream.
+ */
+export async function unpackZip(file: string, root: string, limits: UnpackLimits): Promise<UnpackedTree> {
+  const guard = new EntryGuard(limits);
+  const writer = new TreeWriter(root);
+  let zip: yauzl.ZipFile;
+  try {
+    // decodeStrings off: names are decoded below and judged by the guard, with its messages.
+    zip = await yauzl.openPromise(file, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true });
+  } catch (error) {
+    throw new BundleError('format', `The bundle starts like a zip but is not a readable one (${(error as Error).message}). Generate the bundle again; if it happens again, report it to the platform with the job id.`, { cause: error });
+  }
+  try {
+    if (zip.entryCount > limits.maxFiles) guard.admitCount(zip.entryCount);
+    for await (const entry of zip.eachEntry()) {
+      const header = await zipHeader(zip, entry);
+      const path = guard.admit(header);
+      if (path === undefined) continue;
+      if (header.kind === 'directory') writer.directory(path);
+      else if (header.kind === 'symlink') writer.symlink(path, header.linkpath!);
+      else writer.fileFromStream(path, await zip.openReadStreamPromise(entry), fileMode(unixMode(entry)));
+      await writer.whenReady();
+    }
+    await writer.finish();
+  } catch (error) {
+    writer.abort(error as Error);
+    await writer.settle();
+    throw error instanceof BundleError ? error : zipError(error);
+  } finally {
+    zip.close();
+  }
+  await checkTree(root, guard);
+  return { files: guard.files, bytes: guard.bytes };
+}
+
+const S_IFMT = 0o170000;
+const ZIP_TYPES: Record<number, { type: string; kind: EntryKind | undefined }> = {
+  0: { type: 'File', kind: 'file' }, // made on a system that does not record Unix types
+  0o100000: { type: 'File', kind: 'file' },
+  0o040000: { type: 'Directory', kind: 'directory' },
+  0o120000: { type: 'SymbolicLink', kind: 'symlink' },
+  0o020000: { type: 'CharacterDevice', kind: undefined },
+  0o060000: { type: 'BlockDevice', kind: undefined },
+  0o010000: { type: 'FIFO', kind: undefined },
+  0o140000: { type: 'Socket', kind: undefined }
+};
+
+function unixMode(entry: yauzl.Entry): number {
+  // The top 16 bits of the external attributes hold st_mode when the zip was made on Unix (3).
+  return entry.versionMadeBy >> 8 === 3 ? (entry.externalFileAttributes >>> 16) & 0xffff : 0;
+}
+
+async function zipHeader(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<EntryHeader> {
+  const path = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, false);
+  if (entry.isEncrypted()) throw new BundleError('format', `The bundle's zip holds an encrypted entry '${path}', which cannot be unpacked. Report it to the platform.`);
+  const { type, kind } = path.endsWith('/') ? ZIP_TYPES[0o040000] : (ZIP_TYPES[unixMode(entry) & S_IFMT] ?? { type: `mode ${(unixMode(entry) & S_IFMT).toString(8)}`, kind: undefined });
+  const header: EntryHeader = { path, type, kind, size: kind === 'file' ? entry.uncompressedSize : 0 };
+  if (kind === 'symlink') {
+    // A zip stores a link's target as the entry's content.
+    if (entry.uncompressedSize > 4096) throw new BundleError('unsafe', `The bundle holds a link '${path}' whose target is ${entry.uncompressedSize} bytes long. A bundle from the platform never does; report it to the platform.`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
+    header.linkpath = Buffer.concat(chunks).toString('utf8');
+  }
+  return header;
+}
+
+function zipError(error: unknown): BundleError {
+  return new BundleError('format', `The bundle's zip is damaged: ${(error as Error).message}. Generate the bundle again; if it happens again, report it to the platform with the job id.`, { cause: error });
+}
+
+/**
+ * What can only be checked once everything is on disk: an index.html at the root, and every link
+ * resolving inside the directory (a link may point through another one written after it).
+ */
+async function checkTree(root: string, guard: EntryGuard): Promise<void> {
+  const index = guard.kindAt('index.html');
+  if (index !== 'file' && index !== 'hardlink') {
+    const nested = guard.nestedIndex();
+    const hint = nested ? ` It has one at '${nested}': the site sits in a folder of the archive, not at its root.` : '';
+    throw new BundleError('content', `The bundle has no index.html at its root, so it is not a site that can be served (${guard.files} files).${hint} Check that the export's domain is the docs site, and report it to the platform if so.`);
+  }
+  if (guard.symlinks.length === 0) return;
+  const top = await realpath(root);
+  for (const link of guard.symlinks) {
+    let target: string;
+    try {
+      target = await realpath(join(root, link));
+    } catch {
+      throw new BundleError('unsafe', `The bundle holds a link '${link}' whose target is not in the bundle (or that loops). A bundle from the platform never does; report it to the platform.`);
+    }
+    if (target !== top && !target.startsWith(top + sep)) {
+      throw new BundleError('unsafe', `The bundle holds a link '${link}' that leads outside the directory, through other links. A bundle from the platform never holds such a link, so the archive was refused and nothing was unpacked.`);
+    }
+  }
+}
