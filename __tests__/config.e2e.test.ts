@@ -175,7 +175,7 @@ describe('GitHub errors a person can act on', () => {
     const result = await run({ 'job-id': platform.seedExportJob({ domain: 'docs.example.com' }), domain: 'docs.example.com' });
     expect(result.code).toBe(1);
     expect(result.log).toContain('Allow GitHub Actions to create and approve pull requests');
-    expect(result.summary).toContain('exported, but the configuration was not updated');
+    expect(result.summary).toContain('exported, but a later step failed');
   });
 
   it('a token without write permission is shown the permissions block', async () => {

@@ -35,7 +35,8 @@ export const PublishInput = {
   PrLabels: 'pr-labels',
   GithubToken: 'github-token',
   DryRun: 'dry-run',
-  MinValidity: 'min-validity'
+  MinValidity: 'min-validity',
+  DownloadPath: 'download-path'
 } as const;
 
 export const PublishOutput = {
@@ -50,7 +51,10 @@ export const PublishOutput = {
   PullRequestUrl: 'pull-request-url',
   PullRequestOperation: 'pull-request-operation',
   Skipped: 'skipped',
-  SkipReason: 'skip-reason'
+  SkipReason: 'skip-reason',
+  BundlePath: 'bundle-path',
+  BundleFiles: 'bundle-files',
+  BundleSha256: 'bundle-sha256'
 } as const;
 
 export const DEFAULT_API_URL = 'https://api.mintlify.com';

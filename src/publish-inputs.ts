@@ -1,5 +1,6 @@
 // The root action's inputs, read and checked in one place before any request is sent, so a typo
 // costs a second, not an export.
+import { resolve } from 'node:path';
 import * as core from '@actions/core';
 import { type ExportRequest, JOB_ID } from './api/static-export.ts';
 import { PublishInput as Input } from './constants.ts';
@@ -23,6 +24,8 @@ export interface PublishInputs extends PlatformInputs {
   /** As the user wrote it, for messages. */
   timeoutText: string;
   limits: ScheduleLimits;
+  /** Where to unpack the bundle, as given and resolved against the workspace; unset: no download. */
+  download?: { given: string; path: string };
   /** Set when config-path is: the configuration pull request to keep current. */
   config?: ConfigTarget & { token: string };
 }
@@ -79,8 +82,16 @@ export function readPublishInputs(): PublishInputs {
     timeoutMs: parseDuration(Input.Timeout, timeoutText),
     timeoutText,
     limits: readPollLimits(),
+    download: readDownloadPath(),
     config
   };
+}
+
+function readDownloadPath(): PublishInputs['download'] {
+  const given = core.getInput(Input.DownloadPath).trim();
+  if (given === '') return undefined;
+  // Relative to the workspace, where the next step (upload-pages-artifact, a deploy) looks for it.
+  return { given, path: resolve(process.env.GITHUB_WORKSPACE ?? process.cwd(), given) };
 }
 
 function readConfigInputs(domain: string | undefined): (ConfigTarget & { token: string }) | undefined {

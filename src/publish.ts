@@ -3,12 +3,16 @@
 // pull request. Reports outputs and a job summary.
 import * as core from '@actions/core';
 import { getOctokit } from '@actions/github';
+import { generateBundle } from './api/static-export.ts';
+import type { ApiClient } from './api/transport.ts';
+import { checkDownloadPath, downloadBundle } from './bundle/download.ts';
 import { PublishInput, PublishOutput as Output } from './constants.ts';
 import { jobIdFromLink } from './config/link.ts';
 import { readSetting } from './config/values-file.ts';
 import { type ConfigTarget, type ConfigUpdate, readConfigFile, showValue, updateDeploymentConfig } from './deployment.ts';
 import { explainError } from './explain.ts';
 import { type ExportPlan, type ExportResult, ExportFailedError, ExportTimeoutError, runExport } from './export.ts';
+import { formatBytes } from './format.ts';
 import { InputError } from './inputs.ts';
 import { platformClient } from './platform-inputs.ts';
 import { type PublishInputs, readPublishInputs } from './publish-inputs.ts';
@@ -31,6 +35,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
   try {
     // Read the values file first: a missing or malformed file, or a token that cannot read it,
     // fails the step before an export is spent; and a renewal starts from the link it holds.
+    if (inputs.download) await checkDownloadPath(inputs.download.given, inputs.download.path);
     const currentLink = inputs.config ? await readCurrentLink(inputs.config) : undefined;
     if (inputs.minValidityMs !== undefined) {
       const validity = checkValidity(currentLink, inputs.minValidityMs);
@@ -54,6 +59,8 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     });
     setExportOutputs(exported);
     core.info(`Bundle ready: ${exported.job.pageCount} pages, link valid until ${exported.bundle.expiresAt}.`);
+    // Download before proposing the link: a bundle that fails its checks must not reach the deployment.
+    if (inputs.download) exported = await download(client, exported, inputs.download, cancellation);
     // Only a completed export with a bundle reaches this point: a failed one changes no file.
     const renewal = !exported.started && currentLink !== undefined && jobIdFromLink(currentLink) === exported.job.jobId;
     const config = inputs.config ? await proposeConfig(inputs, exported, renewal ? { previousLink: currentLink } : undefined) : undefined;
@@ -69,6 +76,25 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
   } finally {
     client.dispose();
   }
+}
+
+async function download(client: ApiClient, exported: ExportResult, target: { given: string; path: string }, cancellation: Cancellation): Promise<ExportResult> {
+  const downloaded = await downloadBundle({
+    bundle: exported.bundle,
+    directory: target.path,
+    renew: () => generateBundle(client, exported.job.jobId),
+    log: (line) => core.info(line),
+    signal: cancellation.signal
+  });
+  core.setOutput(Output.BundlePath, downloaded.path);
+  core.setOutput(Output.BundleFiles, String(downloaded.files));
+  core.setOutput(Output.BundleSha256, downloaded.sha256);
+  core.info(`Unpacked ${downloaded.files} files (${formatBytes(downloaded.unpackedBytes)}) into ${target.given}; archive sha256 ${downloaded.sha256}.`);
+  if (!downloaded.renewed) return exported;
+  // The link expired on the way and was renewed: the outputs and the pull request carry the new one.
+  const renewed = { ...exported, bundle: downloaded.bundle };
+  setExportOutputs(renewed);
+  return renewed;
 }
 
 /** The link the values file holds now (undefined when none); throws on a file that does not parse. */

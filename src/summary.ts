@@ -62,12 +62,12 @@ export async function writeFailureSummary(failure: {
     rows.push([{ data: 'Status', header: true }, failure.job.status]);
     rows.push([{ data: 'Progress', header: true }, `${failure.job.progress}% · ${failure.job.pageCount} pages`]);
   }
-  const title = failure.exported ? 'exported, but the configuration was not updated' : 'failed';
+  const title = failure.exported ? 'exported, but a later step failed' : 'failed';
   const summary = core.summary.addHeading(`Static export${failure.domain ? ` of ${failure.domain}` : ''}: ${title}`, 2);
   if (rows.length) summary.addTable(rows);
   await summary
     .addRaw(`<p><strong>What happened:</strong> ${escapeHtml(failure.message)}</p>`, true)
-    .addRaw(`<p>${failure.exported ? 'The export is done, but the configuration pull request could not be opened or updated (see above). The bundle link is in the <code>bundle-url</code> output.' : 'No configuration was changed.'} The deployment keeps serving its current bundle.</p>`, true)
+    .addRaw(`<p>${failure.exported ? 'The export is done, but what came after it failed (see above); no pull request was opened or changed after the failure. The bundle link is in the <code>bundle-url</code> output.' : 'No configuration was changed.'} The deployment keeps serving its current bundle.</p>`, true)
     .write();
 }
 

@@ -1,0 +1,76 @@
+// End to end: download-path through dist/index.js. The bundle the emulator serves is downloaded,
+// checked and unpacked where a later step (upload-pages-artifact, a deploy) finds it.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildZip, defaultSiteFiles } from '../emulator/archive.ts';
+import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { runAction } from '../emulator/runner.ts';
+
+let emulator: PlatformEmulator;
+let workspace: string;
+
+beforeAll(async () => {
+  emulator = await startPlatformEmulator({ profile: { queuedMs: 100, runMs: 1500 } });
+});
+afterAll(() => emulator.close());
+beforeEach(() => {
+  emulator.requests.length = 0;
+  workspace = mkdtempSync(join(tmpdir(), 'workspace-'));
+});
+
+const run = (inputs: Record<string, string>) =>
+  runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': emulator.url, domain: 'docs.example.com', ...inputs }, { GITHUB_WORKSPACE: workspace });
+
+const filesUnder = (dir: string, prefix = ''): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name), `${prefix}${entry.name}/`) : [`${prefix}${entry.name}`]
+  );
+
+describe('download-path', () => {
+  it('unpacks the bundle into the workspace and reports its path, file count and checksum', async () => {
+    const result = await run({ 'download-path': 'site' });
+    expect(result.code).toBe(0);
+    const site = join(workspace, 'site');
+    expect(result.outputs['bundle-path']).toBe(site);
+    const files = filesUnder(site).sort();
+    expect(files).toContain('index.html');
+    expect(result.outputs['bundle-files']).toBe(String(files.length));
+    // The checksum is of the archive as the link serves it.
+    const archive = Buffer.from(await (await fetch(result.outputs['bundle-url'])).arrayBuffer());
+    expect(result.outputs['bundle-sha256']).toBe(createHash('sha256').update(archive).digest('hex'));
+    expect(readFileSync(join(site, 'index.html'), 'utf8')).toContain('docs.example.com');
+    expect(result.log).toMatch(/Unpacked \d+ files \([\d.]+ (B|KB)\) into site; archive sha256 [0-9a-f]{64}\./);
+    // Nothing but the site is left in the workspace: no staging folder, no temp archive.
+    expect(readdirSync(workspace)).toEqual(['site']);
+  });
+
+  it('unpacks a zip bundle too, whatever the link calls it', async () => {
+    const jobId = emulator.seedExportJob({ domain: 'docs.example.com', archive: buildZip(defaultSiteFiles('docs.example.com', 12)) });
+    const result = await run({ 'job-id': jobId, 'download-path': 'site' });
+    expect(result.code).toBe(0);
+    expect(filesUnder(join(workspace, 'site'))).toContain('index.html');
+  });
+
+  it('refuses a directory that holds files, before any request', async () => {
+    mkdirSync(join(workspace, 'site'));
+    writeFileSync(join(workspace, 'site', 'keep.txt'), 'mine');
+    const result = await run({ 'download-path': 'site' });
+    expect(result.code).toBe(1);
+    expect(result.log).toContain("::error::download-path 'site' already exists and is not empty (keep.txt).");
+    expect(emulator.requests).toEqual([]);
+    expect(readdirSync(join(workspace, 'site'))).toEqual(['keep.txt']);
+  });
+
+  it('refuses a bundle without index.html, leaves nothing behind, and proposes nothing', async () => {
+    const jobId = emulator.seedExportJob({ domain: 'docs.example.com', archive: buildZip([{ path: 'readme.txt', content: 'no site here', type: 'file' }]) });
+    const result = await run({ 'job-id': jobId, 'download-path': 'site' });
+    expect(result.code).toBe(1);
+    expect(result.log).toMatch(/::error::.*index\.html/);
+    expect(existsSync(join(workspace, 'site'))).toBe(false);
+    expect(readdirSync(workspace)).toEqual([]);
+    expect(result.summary).toContain('exported, but a later step failed');
+  });
+});
