@@ -10,6 +10,7 @@ import { PublishInput, PublishOutput as Output } from './constants.ts';
 import { jobIdFromLink } from './config/link.ts';
 import { readSetting } from './config/values-file.ts';
 import { type ConfigTarget, type ConfigUpdate, readConfigFile, showValue, updateDeploymentConfig } from './deployment.ts';
+import type { Octokit } from './github/pull-request.ts';
 import { explainError } from './explain.ts';
 import { type ExportPlan, type ExportResult, ExportFailedError, ExportTimeoutError, runExport } from './export.ts';
 import { formatBytes } from './format.ts';
@@ -29,14 +30,16 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     return;
   }
   const client = platformClient(inputs, cancellation);
-  let jobId = typeof inputs.plan === 'object' && 'reuse' in inputs.plan ? inputs.plan.reuse : undefined;
+  const octokit = inputs.config ? getOctokit(inputs.config.token) : undefined;
+  let plan: ExportPlan | undefined;
+  let jobId: string | undefined;
   let exported: ExportResult | undefined;
   cancellation.note = 'The step stopped before an export job was started.';
   try {
-    // Read the values file first: a missing or malformed file, or a token that cannot read it,
-    // fails the step before an export is spent; and a renewal starts from the link it holds.
+    // What can fail without an export fails first: a download-path that holds files, a values file
+    // that is missing or malformed, a token that cannot read it. A renewal starts from its link.
     if (inputs.download) await checkDownloadPath(inputs.download.given, inputs.download.path);
-    const currentLink = inputs.config ? await readCurrentLink(inputs.config) : undefined;
+    const currentLink = inputs.config && octokit ? await readCurrentLink(octokit, inputs.config) : undefined;
     if (inputs.minValidityMs !== undefined) {
       const validity = checkValidity(currentLink, inputs.minValidityMs);
       core.info(validity.reason);
@@ -46,7 +49,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
       }
     }
     core.setOutput(Output.Skipped, 'false');
-    const plan = exportPlan(inputs, currentLink);
+    plan = exportPlan(inputs, currentLink);
     exported = await runExport(client, plan, {
       timeoutMs: inputs.timeoutMs,
       limits: inputs.limits,
@@ -63,14 +66,14 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     if (inputs.download) exported = await download(client, exported, inputs.download, cancellation);
     // Only a completed export with a bundle reaches this point: a failed one changes no file.
     const renewal = !exported.started && currentLink !== undefined && jobIdFromLink(currentLink) === exported.job.jobId;
-    const config = inputs.config ? await proposeConfig(inputs, exported, renewal ? { previousLink: currentLink } : undefined) : undefined;
+    const config = inputs.config && octokit ? await proposeConfig(octokit, inputs, exported, renewal ? { previousLink: currentLink } : undefined) : undefined;
     await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined);
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;
     if (jobId) core.setOutput(Output.JobId, jobId);
     const failedJob = error instanceof ExportFailedError || error instanceof ExportTimeoutError ? error.job : undefined;
     if (failedJob) core.setOutput(Output.Status, failedJob.status);
-    const message = explainPublishError(error, inputs, jobId);
+    const message = explainPublishError(error, inputs, plan, jobId);
     core.setFailed(message);
     await writeFailureSummary({ domain: inputs.domain, jobId, job: failedJob, message, exported: exported !== undefined });
   } finally {
@@ -98,8 +101,8 @@ async function download(client: ApiClient, exported: ExportResult, target: { giv
 }
 
 /** The link the values file holds now (undefined when none); throws on a file that does not parse. */
-async function readCurrentLink(target: ConfigTarget & { token: string }): Promise<string | undefined> {
-  const file = await readConfigFile(getOctokit(target.token), target);
+async function readCurrentLink(octokit: Octokit, target: ConfigTarget): Promise<string | undefined> {
+  const file = await readConfigFile(octokit, target);
   const link = readSetting(target.path, file.text, target.key, 'bundleUrl');
   return typeof link === 'string' && link !== '' ? link : undefined;
 }
@@ -122,11 +125,11 @@ async function reportSkip(validity: Validity, inputs: PublishInputs): Promise<vo
   await writeSkipSummary(validity, inputs.config!, inputs.domain);
 }
 
-async function proposeConfig(inputs: PublishInputs, exported: ExportResult, renewal?: { previousLink?: string }): Promise<ConfigUpdate> {
+async function proposeConfig(octokit: Octokit, inputs: PublishInputs, exported: ExportResult, renewal?: { previousLink?: string }): Promise<ConfigUpdate> {
   const target = inputs.config!;
   const where = `${target.path} in ${target.repo.owner}/${target.repo.repo}`;
   core.info(`${target.dryRun ? 'Dry run: computing' : 'Proposing'} the change to ${where}…`);
-  const update = await updateDeploymentConfig(getOctokit(target.token), target, {
+  const update = await updateDeploymentConfig(octokit, target, {
     domain: inputs.domain,
     job: exported.job,
     bundle: exported.bundle,
@@ -154,7 +157,7 @@ function setExportOutputs({ job, bundle }: ExportResult): void {
   core.setOutput(Output.SizeBytes, String(bundle.sizeBytes));
 }
 
-export function explainPublishError(error: unknown, inputs: PublishInputs, jobId: string | undefined): string {
+export function explainPublishError(error: unknown, inputs: PublishInputs, plan: ExportPlan | undefined, jobId: string | undefined): string {
   const domain = inputs.domain;
   if (error instanceof ExportFailedError) {
     return `The export of ${domain ?? `job ${error.job.jobId}`} failed at ${error.job.progress}% (${error.job.pageCount} pages done): ${error.job.error ?? 'the platform gave no reason'}. Fix what it names in your docs and push again; the deployment keeps its current bundle.`;
@@ -165,13 +168,13 @@ export function explainPublishError(error: unknown, inputs: PublishInputs, jobId
     const id = job?.jobId ?? jobId;
     return `The export job ${id} did not finish within the timeout (${inputs.timeoutText}): ${where} after ${Math.round(error.waitedMs / 1000)} s. The job goes on on the server: re-run with job-id: ${id} to pick it up, or raise timeout.`;
   }
-  const doing = jobId ? `reusing export job ${jobId}` : inputs.domain ? `exporting ${inputs.domain}` : 'renewing the bundle link';
+  const doing = plan && 'reuse' in plan ? `reusing export job ${plan.reuse}` : inputs.domain ? `exporting ${inputs.domain}` : 'reading the configuration';
   return explainError(error, {
     apiUrl: inputs.apiUrl,
     doing,
     hints: {
       403: "the organization may not use static export (403). Static export needs an Enterprise plan; ask your account team to enable it. If it is enabled, the key's IP allowlist or scope may exclude this runner.",
-      404: `there is no export job ${jobId ?? ''} (404). Check job-id: it must be an id this organization's key can see, such as the job-id output of an earlier run.`,
+      404: `there is no export job ${jobId ?? (plan && 'reuse' in plan ? plan.reuse : '')} (404). Check job-id: it must be an id this organization's key can see, such as the job-id output of an earlier run.`,
       409: 'the job has not finished, so no bundle can be generated yet (409). Re-run once it has completed.'
     }
   });

@@ -1,0 +1,129 @@
+// `npm run bench`: how the action's waiting compares with fixed pollers, measured in one run.
+// For each job profile the built action (dist/index.js, run as the runner runs it) and two pollers
+// written like the platform's own template (a status request every 10 s, and every 2 s) each export
+// the same kind of job on the emulator, at the same time. For each it reports the status requests
+// spent and how late completion was noticed: the moment the waiter was done (the action's exit, the
+// poller's bundle answer) minus the job's end as the emulator records it.
+// Then: the time from starting `node dist/index.js` to its first request, and the size of dist/.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_API_KEY, type JobProfile, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { startAction } from '../emulator/runner.ts';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const PROFILES: { name: string; profile: JobProfile }[] = [
+  { name: 'short job (20 s)', profile: { queuedMs: 300, runMs: 20_000 } },
+  { name: 'sits queued 20 s, then runs 30 s', profile: { queuedMs: 20_000, runMs: 30_000 } },
+  { name: 'stalls at 40% for 15 s, then jumps (50 s)', profile: { queuedMs: 300, runMs: 35_000, stall: { at: 40, forMs: 15_000 } } },
+  { name: 'fails half-way (60 s job)', profile: { queuedMs: 300, runMs: 60_000, failAt: 50 } },
+  { name: '45 s job', profile: { queuedMs: 1000, runMs: 44_000 } },
+  { name: '90 s job', profile: { queuedMs: 1000, runMs: 89_000 } },
+  { name: '2 min job', profile: { queuedMs: 1000, runMs: 119_000 } }
+];
+
+interface Sample {
+  requests: number;
+  lateMs: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The platform template's loop, in JavaScript: start, poll every `everyMs`, then generate. */
+async function fixedPoller(emulator: PlatformEmulator, everyMs: number): Promise<Sample> {
+  const headers = { authorization: `Bearer ${DEFAULT_API_KEY}`, 'content-type': 'application/json' };
+  const started = await fetch(`${emulator.url}/v1/static-export/jobs`, { method: 'POST', headers, body: JSON.stringify({ domain: 'docs.example.com' }) });
+  const { jobId } = (await started.json()) as { jobId: string };
+  for (;;) {
+    const job = (await (await fetch(`${emulator.url}/v1/static-export/jobs/${jobId}`, { headers })).json()) as { status: string };
+    if (job.status === 'completed') {
+      await (await fetch(`${emulator.url}/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST', headers })).json();
+      break;
+    }
+    if (job.status === 'failed') break;
+    await sleep(everyMs);
+  }
+  return measure(emulator, jobId, Date.now());
+}
+
+async function action(emulator: PlatformEmulator): Promise<Sample> {
+  const run = await startAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, domain: 'docs.example.com', 'api-url': emulator.url, timeout: '10m' }).done;
+  const done = Date.now();
+  const jobId = run.outputs['job-id'];
+  if (!jobId) throw new Error(`the action set no job-id:\n${run.log}`);
+  return measure(emulator, jobId, done);
+}
+
+function measure(emulator: PlatformEmulator, jobId: string, doneAt: number): Sample {
+  const finishedAt = emulator.exportJobs.get(jobId)?.finishedAt;
+  if (finishedAt === undefined) throw new Error(`job ${jobId} never finished`);
+  const requests = emulator.requests.filter((r) => r.route === 'status' && r.path.endsWith(jobId)).length;
+  return { requests, lateMs: doneAt - finishedAt };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+async function waitingTable(): Promise<string[]> {
+  const rows = await Promise.all(
+    PROFILES.map(async ({ name, profile }) => {
+      const emulator = await startPlatformEmulator({ profile });
+      const runs = Array.from({ length: RUNS });
+      const [ours, every10, every2] = await Promise.all([
+        Promise.all(runs.map(() => action(emulator))),
+        Promise.all(runs.map(() => fixedPoller(emulator, 10_000))),
+        Promise.all(runs.map(() => fixedPoller(emulator, 2_000)))
+      ]);
+      await emulator.close();
+      const cell = (samples: Sample[]) => `${median(samples.map((s) => s.requests))} · ${seconds(median(samples.map((s) => s.lateMs)))}`;
+      const ok = median(ours.map((s) => s.lateMs)) <= 1000 && median(ours.map((s) => s.requests)) <= median(every10.map((s) => s.requests));
+      return `| ${name} | ${cell(ours)} | ${cell(every10)} | ${cell(every2)} | ${ok ? 'yes' : 'no'} |`;
+    })
+  );
+  return [
+    `Status requests · completion noticed late (median of ${RUNS} runs each, all run at the same time):`,
+    '',
+    '| job profile | this action | fixed 10 s poller | fixed 2 s poller | within 1 s and ≤ 10 s poller |',
+    '|---|---|---|---|---|',
+    ...rows
+  ];
+}
+
+/** From spawning `node dist/index.js` to the emulator receiving its first request. */
+async function startupTime(): Promise<string> {
+  const emulator = await startPlatformEmulator();
+  const times: number[] = [];
+  for (let i = 0; i < 10; i += 1) {
+    const jobId = emulator.seedExportJob({ domain: 'docs.example.com' });
+    emulator.requests.length = 0;
+    const spawned = Date.now();
+    await startAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'job-id': jobId, 'api-url': emulator.url }).done;
+    times.push(emulator.requests[0].at - spawned);
+  }
+  await emulator.close();
+  return `Start of \`node dist/index.js\` to its first request (Node ${process.versions.node}, median of 10): ${median(times)} ms (min ${Math.min(...times)}, max ${Math.max(...times)}).`;
+}
+
+function distSize(): string {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (!name.endsWith('.map')) files.push(path);
+    }
+  };
+  walk('dist');
+  const total = files.reduce((sum, file) => sum + statSync(file).size, 0);
+  const parts = files
+    .filter((file) => file.endsWith('.js'))
+    .map((file) => `${file} ${(statSync(file).size / 1_000_000).toFixed(2)} MB`)
+    .join(', ');
+  return `Size of dist/ without source maps: ${(total / 1_000_000).toFixed(2)} MB (${parts}).`;
+}
+
+console.log(`Benchmarking on Node ${process.versions.node}; the waiting table takes about 2.5 minutes.\n`);
+console.log(distSize());
+console.log(await startupTime());
+console.log('');
+console.log((await waitingTable()).join('\n'));
+process.exit(0);
