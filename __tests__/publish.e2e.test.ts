@@ -173,6 +173,23 @@ describe('publish: errors a person can act on', () => {
     }
   });
 
+  it('400: quotes the server\'s message', async () => {
+    const run = await runAction(BUNDLE, inputs({ paths: 'guides/start\n../private/notes' }));
+    expect(run.code).toBe(1);
+    expect(run.log).toContain(
+      '::error::Exporting docs.example.com failed: the API refused the request (400). The server said: "Invalid path "../private/notes": paths are page paths such as guides/getting-started". Correct the inputs it names and re-run.'
+    );
+    expect(calls('start')).toBe(1);
+  });
+
+  it('409 on the bundle: says the job has not finished', async () => {
+    emulator.addFault({ route: 'bundle', kind: '409' });
+    const run = await runAction(BUNDLE, { 'api-key': DEFAULT_API_KEY, 'api-url': emulator.url, 'job-id': emulator.seedExportJob({ domain: 'docs.example.com' }) });
+    expect(run.code).toBe(1);
+    expect(run.log).toMatch(/::error::Reusing export job se_\w+ failed: the job has not finished, so no bundle can be generated yet \(409\)/);
+    expect(calls('bundle')).toBe(1);
+  });
+
   it('404: no such job', async () => {
     const run = await runAction(BUNDLE, { 'api-key': DEFAULT_API_KEY, 'api-url': emulator.url, 'job-id': 'se_0000000000000000' });
     expect(run.code).toBe(1);
@@ -201,16 +218,16 @@ describe('publish: errors a person can act on', () => {
 });
 
 describe('publish: cancellation and secrets', () => {
-  it('ends within two seconds of SIGTERM and names the job that goes on', async () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('ends within two seconds of %s and names the job that goes on', async (signal) => {
     emulator.profile = { queuedMs: 100, runMs: 60_000 };
     const action = startAction(BUNDLE, inputs());
     await action.waitFor(/running · /);
     const sent = Date.now();
-    action.child.kill('SIGTERM');
+    action.child.kill(signal);
     const run = await action.done;
     expect(Date.now() - sent).toBeLessThan(2000);
     expect(run.code).not.toBe(0);
-    expect(run.log).toMatch(/Received SIGTERM\. The export job se_\w+ goes on on the server; a later run can pick it up with job-id: se_\w+\./);
+    expect(run.log).toMatch(new RegExp(`Received ${signal}\\. The export job se_\\w+ goes on on the server; a later run can pick it up with job-id: se_\\w+\\.`));
   });
 
   it('never prints the key, not even with step debug logging on', async () => {

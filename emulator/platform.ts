@@ -432,6 +432,11 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
     if (paths !== undefined && (!Array.isArray(paths) || !paths.every((path) => typeof path === 'string' && path.trim() !== ''))) {
       return { status: 400, json: { error: 'Invalid paths: expected an array of page paths, e.g. ["guides/getting-started"]' } };
     }
+    // A page path names a page of the site: no scheme, no `..`, no query.
+    const badPath = (paths as string[] | undefined)?.find((path) => /^[a-z]+:|\.\.|[?#\s]/i.test(path));
+    if (badPath !== undefined) {
+      return { status: 400, json: { error: `Invalid path "${badPath}": paths are page paths such as guides/getting-started` } };
+    }
     const job = createExportJob({ domain, version, paths: paths as string[] | undefined, createdAt: clock(), profile: resolveProfile(emulator.profile) });
     return { status: 202, json: exportJobView(job) };
   }
