@@ -1,9 +1,10 @@
-// The action.yml files are the contract with the runner: they must parse, and declare exactly the
-// inputs and outputs the code reads and sets.
+// Each action.yml is the contract with the runner: it must parse, run its own bundle on node24, and
+// declare exactly the inputs and outputs the code reads and sets, each described.
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { PublishInput, PublishOutput } from '../src/constants.ts';
+import { AgentJobInput, AgentJobOutput, FeedbackInput, FeedbackOutput, PublishInput, PublishOutput } from '../src/constants.ts';
 
 interface ActionFile {
   runs: { using: string; main: string };
@@ -12,22 +13,28 @@ interface ActionFile {
   branding?: unknown;
 }
 
-const read = (path: string) => parse(readFileSync(path, 'utf8')) as ActionFile;
+const ACTIONS = [
+  { file: 'action.yml', main: 'dist/index.js', inputs: PublishInput, outputs: PublishOutput },
+  { file: 'agent-job/action.yml', main: '../dist/agent-job/index.js', inputs: AgentJobInput, outputs: AgentJobOutput },
+  { file: 'feedback/action.yml', main: '../dist/feedback/index.js', inputs: FeedbackInput, outputs: FeedbackOutput }
+];
 
-describe('action.yml (publish)', () => {
-  const action = read('action.yml');
+describe.each(ACTIONS)('$file', ({ file, main, inputs, outputs }) => {
+  const action = parse(readFileSync(file, 'utf8')) as ActionFile;
 
-  it('runs the root bundle on node24, with branding', () => {
-    expect(action.runs).toEqual({ using: 'node24', main: 'dist/index.js' });
+  it('runs its own bundle on node24, with branding', () => {
+    expect(action.runs).toEqual({ using: 'node24', main });
+    expect(existsSync(resolve(dirname(file), action.runs.main))).toBe(true);
     expect(action.branding).toBeDefined();
   });
 
-  it('declares every input the code reads, each described', () => {
-    expect(Object.keys(action.inputs).sort()).toEqual(expect.arrayContaining(Object.values(PublishInput).sort()));
+  it('declares exactly the inputs the code reads, each described', () => {
+    expect(Object.keys(action.inputs).sort()).toEqual(Object.values(inputs).sort());
     for (const [name, input] of Object.entries(action.inputs)) expect([name, typeof input.description]).toEqual([name, 'string']);
   });
 
-  it('declares every output the code sets', () => {
-    expect(Object.keys(action.outputs).sort()).toEqual(expect.arrayContaining(Object.values(PublishOutput).sort()));
+  it('declares exactly the outputs the code sets, each described', () => {
+    expect(Object.keys(action.outputs).sort()).toEqual(Object.values(outputs).sort());
+    for (const [name, output] of Object.entries(action.outputs)) expect([name, typeof output.description]).toEqual([name, 'string']);
   });
 });

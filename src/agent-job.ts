@@ -10,7 +10,7 @@ import { explainError } from './explain.ts';
 import { formatDuration, formatInstant } from './format.ts';
 import { InputError, parseBoolean, parseDuration } from './inputs.ts';
 import { type PlatformInputs, platformClient, readPlatformInputs, readPollLimits, readProjectId } from './platform-inputs.ts';
-import { Cancellation, CancelledError } from './runtime.ts';
+import { Cancellation, CancelledError, readInputs } from './runtime.ts';
 import type { ScheduleLimits } from './wait/export-schedule.ts';
 
 export interface AgentJobInputs extends PlatformInputs {
@@ -53,13 +53,8 @@ export function readAgentJobInputs(): AgentJobInputs {
 }
 
 export async function run(cancellation = new Cancellation()): Promise<void> {
-  let inputs: AgentJobInputs;
-  try {
-    inputs = readAgentJobInputs();
-  } catch (error) {
-    core.setFailed(error instanceof Error ? error.message : String(error));
-    return;
-  }
+  const inputs = readInputs(readAgentJobInputs);
+  if (!inputs) return;
   const client = platformClient(inputs, cancellation, { maxRetryAfterMs: LONGEST_CREATE_WAIT_MS });
   const prompt = 'start' in inputs.plan ? inputs.plan.start.prompt : undefined;
   let jobId = 'follow' in inputs.plan ? inputs.plan.follow : undefined;

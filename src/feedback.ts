@@ -13,7 +13,7 @@ import { writeFeedbackSummary } from './feedback/summary.ts';
 import { formatDuration, formatInstant } from './format.ts';
 import { InputError, parseDuration, parseList, parsePositiveInteger } from './inputs.ts';
 import { type PlatformInputs, platformClient, readPlatformInputs, readProjectId } from './platform-inputs.ts';
-import { Cancellation, CancelledError } from './runtime.ts';
+import { Cancellation, CancelledError, readInputs } from './runtime.ts';
 import { abortableSleep } from './wait/sleep.ts';
 
 export interface FeedbackInputs extends PlatformInputs {
@@ -63,13 +63,8 @@ export function readFeedbackInputs(now = Date.now()): FeedbackInputs {
 }
 
 export async function run(cancellation = new Cancellation()): Promise<void> {
-  let inputs: FeedbackInputs;
-  try {
-    inputs = readFeedbackInputs();
-  } catch (error) {
-    core.setFailed(error instanceof Error ? error.message : String(error));
-    return;
-  }
+  const inputs = readInputs(readFeedbackInputs);
+  if (!inputs) return;
   // No retries in the client: the collector retries itself, so every request counts against max-requests.
   const client = platformClient(inputs, cancellation, { retries: 0 });
   cancellation.note = 'No report was written.';

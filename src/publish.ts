@@ -18,17 +18,12 @@ import { InputError } from './inputs.ts';
 import { platformClient } from './platform-inputs.ts';
 import { type PublishInputs, readPublishInputs } from './publish-inputs.ts';
 import { type Validity, checkValidity, renewalPlan } from './renewal.ts';
-import { Cancellation, CancelledError } from './runtime.ts';
+import { Cancellation, CancelledError, readInputs } from './runtime.ts';
 import { writeFailureSummary, writePublishSummary, writeSkipSummary } from './summary.ts';
 
 export async function run(cancellation = new Cancellation()): Promise<void> {
-  let inputs: PublishInputs;
-  try {
-    inputs = readPublishInputs();
-  } catch (error) {
-    core.setFailed(error instanceof Error ? error.message : String(error));
-    return;
-  }
+  const inputs = readInputs(readPublishInputs);
+  if (!inputs) return;
   const client = platformClient(inputs, cancellation);
   const octokit = inputs.config ? getOctokit(inputs.config.token) : undefined;
   let plan: ExportPlan | undefined;

@@ -36,6 +36,16 @@ export async function runAction(run: (cancellation: Cancellation) => Promise<voi
   process.exit(process.exitCode ?? 0);
 }
 
+/** Reads an action's inputs; bad input fails the step with the parser's message, before any request. */
+export function readInputs<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    core.setFailed(error instanceof Error ? error.message : String(error));
+    return undefined;
+  }
+}
+
 export class CancelledError extends Error {
   constructor(signal: string) {
     super(`Cancelled by ${signal}`);
