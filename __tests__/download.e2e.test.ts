@@ -1,8 +1,8 @@
 // End to end: download-path through dist/index.js. The bundle the emulator serves is downloaded,
 // checked and unpacked where a later step (upload-pages-artifact, a deploy) finds it.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildZip, defaultSiteFiles } from '../emulator/archive.ts';
@@ -20,6 +20,7 @@ beforeEach(() => {
   emulator.requests.length = 0;
   workspace = mkdtempSync(join(tmpdir(), 'workspace-'));
 });
+afterEach(() => rmSync(workspace, { recursive: true, force: true }));
 
 const run = (inputs: Record<string, string>) =>
   runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': emulator.url, domain: 'docs.example.com', ...inputs }, { GITHUB_WORKSPACE: workspace });

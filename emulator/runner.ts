@@ -2,7 +2,7 @@
 // process with INPUT_* variables and GITHUB_OUTPUT / GITHUB_STEP_SUMMARY files, and returns what a
 // user would read. Tests, the demo and the benchmarks use it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -65,7 +65,7 @@ export function startAction(bundle: string, inputs: Record<string, string>, env:
   });
   const done = new Promise<ActionRun>((resolveRun) => {
     child.on('close', (code, signal) => {
-      resolveRun({
+      const run = {
         code,
         signal,
         stdout,
@@ -73,7 +73,9 @@ export function startAction(bundle: string, inputs: Record<string, string>, env:
         outputs: parseOutputs(readFileSync(outputFile, 'utf8')),
         summary: readFileSync(summaryFile, 'utf8'),
         ms: Date.now() - started
-      });
+      };
+      rmSync(dir, { recursive: true, force: true });
+      resolveRun(run);
     });
   });
   const waitFor = (text: string | RegExp, timeoutMs = 20_000) =>
