@@ -130,7 +130,8 @@ class ProgressLog {
     const key = `${job.status}|${job.progress}|${job.pageCount}`;
     if (key === this.last) return;
     this.last = key;
-    this.log(progressLine(job, this.schedule.estimatedEnd(), this.now()));
+    // One progress sample gives only a rough guess of the end: say so rather than show it.
+    this.log(progressLine(job, this.schedule.confident() ? this.schedule.estimatedEnd() : undefined, this.now()));
   }
 }
 
@@ -139,9 +140,9 @@ export function progressLine(job: ExportJob, estimatedEnd: number | undefined, n
   const parts = [job.status];
   if (job.status === 'queued') parts.push('waiting for the platform to start it');
   else parts.push(`${Math.round(job.progress)}%`, `${job.pageCount} ${job.pageCount === 1 ? 'page' : 'pages'}`);
-  if (!isFinished(job) && job.status !== 'queued' && estimatedEnd !== undefined) {
-    const left = estimatedEnd - now;
-    parts.push(left < 1000 ? 'about to finish' : `about ${formatDuration(left)} left`);
+  if (!isFinished(job) && job.status !== 'queued') {
+    const left = estimatedEnd === undefined ? undefined : estimatedEnd - now;
+    parts.push(left === undefined ? 'estimating the time left' : left < 1000 ? 'about to finish' : `about ${formatDuration(left)} left`);
   }
   if (job.status === 'failed' && job.error) parts.push(job.error);
   return parts.join(' · ');
