@@ -3,7 +3,7 @@
 // outputs, job summary, and counts what the emulator saw.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { runAction, startAction } from './support/action.ts';
+import { runAction, startAction } from '../emulator/runner.ts';
 
 const BUNDLE = 'dist/agent-job/index.js';
 const PROJECT = 'proj_docs';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_API_KEY, type FeedbackEntry, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { runAction } from './support/action.ts';
+import { runAction } from '../emulator/runner.ts';
 
 const BUNDLE = 'dist/feedback/index.js';
 const PROJECT = 'proj_docs';
