@@ -4,7 +4,7 @@
 import type { Bundle, ExportJob } from './api/static-export.ts';
 import { linkExpiry, redactLink } from './config/link.ts';
 import { type SettingChange, patchValuesFile } from './config/values-file.ts';
-import { formatBytes } from './format.ts';
+import { formatBytes, formatUtc } from './format.ts';
 import { type BaseFile, type Octokit, PullRequestError, type Repo, proposeChange, readBaseFile } from './github/pull-request.ts';
 
 export interface ConfigTarget {
@@ -139,9 +139,4 @@ export function showValue(value: unknown): string {
   if (value === undefined) return '(not set)';
   if (typeof value === 'string' && /^https?:\/\//.test(value)) return `\`${redactLink(value)}\``;
   return `\`${JSON.stringify(value)}\``;
-}
-
-function formatUtc(iso: string): string {
-  const at = Date.parse(iso);
-  return Number.isNaN(at) ? iso : new Date(at).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
 }

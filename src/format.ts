@@ -28,11 +28,17 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
 
+/** `2026-11-22 23:01 UTC`: an instant to the minute, in no time zone but UTC. */
+export function formatUtc(iso: string): string {
+  const at = Date.parse(iso);
+  return Number.isNaN(at) ? iso : new Date(at).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+}
+
 /** `2026-11-22 23:01 UTC (in 23h 59m)`: an instant and how far away it is. */
 export function formatInstant(iso: string, now = Date.now()): string {
   const at = Date.parse(iso);
   if (Number.isNaN(at)) return iso;
-  const text = new Date(at).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+  const text = formatUtc(iso);
   const delta = at - now;
   return delta >= 0 ? `${text} (in ${formatDuration(delta)})` : `${text} (${formatDuration(-delta)} ago)`;
 }
