@@ -30,6 +30,8 @@ export interface EmulatorOptions {
   agent?: { runMs?: number; outcome?: AgentOutcome; createLimitPerHour?: number };
   feedback?: FeedbackEntry[];
   analyticsLimitPerHour?: number;
+  /** The host bundle links name instead of 127.0.0.1 (on the emulator's port): storage is another host than the API. */
+  storageHost?: string;
 }
 
 export type FeedbackSource = 'code_snippet' | 'contextual' | 'agent' | 'thumbs_only';
@@ -462,7 +464,7 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
       status: 200,
       json: {
         jobId: job.jobId,
-        bundleUrl: `${baseUrl}${path}?${query}`,
+        bundleUrl: `${options.storageHost ? baseUrl.replace('127.0.0.1', options.storageHost) : baseUrl}${path}?${query}`,
         sizeBytes: job.archive.length,
         expiresAt: new Date(signedAt + linkTtlSeconds * 1000).toISOString()
       }

@@ -1,18 +1,39 @@
 // Builds one bundle per action with ncc, as actions/cache does: the root action, agent-job/ and
 // feedback/ each run their own file under dist/. dist/ is committed: the runner runs it as it is.
-// Minified, with a source map beside each bundle: every bundle carries @actions/core's HTTP stack
-// (undici, ~0.5 MB minified), and minifying keeps the three within about 2 MB instead of 4+ MB.
-// The maps (index.js.map) let a stack trace from a user's log be mapped back to src/.
-import { execFileSync } from 'node:child_process';
+// Minified, with a source map beside each bundle (index.js.map) so that a stack trace from a
+// user's log can be mapped back to src/.
+import ncc from '@vercel/ncc';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
-const entries = [
-  ['src/entry/publish.ts', 'dist'],
-  ['src/entry/agent-job.ts', 'dist/agent-job'],
-  ['src/entry/feedback.ts', 'dist/feedback']
+// @actions/core imports @actions/http-client, which imports all of undici (0.44 MB minified, five
+// times the rest of agent-job's bundle) for one ProxyAgent that agent-job and feedback never use:
+// actions/toolkit#1621. ncc cannot tree-shake it, so those two bundles take the stand-in in
+// scripts/no-undici.mjs instead, inlined as a data: URL module so that each bundle stays one file.
+// The root action keeps the real undici: @actions/github sends its fetch() through ProxyAgent
+// when the runner has a proxy. __tests__/proxy.e2e.test.ts runs all three behind a proxy.
+const withoutUndici = {
+  undici: `data:text/javascript,${encodeURIComponent(readFileSync('scripts/no-undici.mjs', 'utf8'))}`
+};
+
+const bundles = [
+  { entry: 'src/entry/publish.ts', out: 'dist', externals: {} },
+  { entry: 'src/entry/agent-job.ts', out: 'dist/agent-job', externals: withoutUndici },
+  { entry: 'src/entry/feedback.ts', out: 'dist/feedback', externals: withoutUndici }
 ];
 
-for (const [entry, out] of entries) {
-  execFileSync(process.execPath, ['node_modules/@vercel/ncc/dist/ncc/cli.js', 'build', entry, '-o', out, '--minify', '--source-map', '--license', 'licenses.txt', '--quiet'], {
-    stdio: 'inherit'
+for (const { entry, out, externals } of bundles) {
+  const { code, assets } = await ncc(resolve(entry), {
+    minify: true,
+    sourceMap: true,
+    license: 'licenses.txt',
+    externals,
+    quiet: true
   });
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'index.js'), code);
+  for (const [name, asset] of Object.entries(assets)) {
+    mkdirSync(dirname(join(out, name)), { recursive: true });
+    writeFileSync(join(out, name), asset.source);
+  }
 }
