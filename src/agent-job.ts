@@ -11,7 +11,7 @@ import { formatDuration, formatInstant } from './format.ts';
 import { InputError, parseBoolean, parseDuration } from './inputs.ts';
 import { type PlatformInputs, platformClient, readPlatformInputs, readPollLimits, readProjectId } from './platform-inputs.ts';
 import { Cancellation, CancelledError, readInputs } from './runtime.ts';
-import type { ScheduleLimits } from './wait/export-schedule.ts';
+import type { ScheduleLimits } from './wait/wait.ts';
 
 export interface AgentJobInputs extends PlatformInputs {
   projectId: string;

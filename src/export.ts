@@ -11,22 +11,11 @@ import {
 } from './api/static-export.ts';
 import { ApiError, type ApiClient } from './api/transport.ts';
 import { formatDuration } from './format.ts';
-import { ExportSchedule, type ScheduleLimits } from './wait/export-schedule.ts';
-import { WaitTimeoutError, waitUntilFinal } from './wait/wait.ts';
+import { ExportSchedule } from './wait/export-schedule.ts';
+import { type JobRunOptions, WaitTimeoutError, waitUntilFinal } from './wait/wait.ts';
 
 /** Start an export, or reuse a job; `fallback` starts one when the job is gone or failed. */
 export type ExportPlan = { start: ExportRequest } | { reuse: string; fallback?: ExportRequest };
-
-export interface ExportOptions {
-  timeoutMs: number;
-  limits: ScheduleLimits;
-  signal?: AbortSignal;
-  /** A line for the log: status changes and progress. */
-  log: (line: string) => void;
-  /** Called as soon as the job id is known, so a cancellation can name it. */
-  onJob?: (jobId: string) => void;
-  now?: () => number;
-}
 
 export interface ExportResult {
   job: ExportJob;
@@ -59,7 +48,7 @@ export class ExportTimeoutError extends Error {
   }
 }
 
-export async function runExport(client: ApiClient, plan: ExportPlan, options: ExportOptions): Promise<ExportResult> {
+export async function runExport(client: ApiClient, plan: ExportPlan, options: JobRunOptions): Promise<ExportResult> {
   const now = options.now ?? Date.now;
   const began = now();
   const deadline = began + options.timeoutMs;

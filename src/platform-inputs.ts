@@ -7,7 +7,7 @@ import { ApiClient, type ApiClientOptions } from './api/transport.ts';
 import { DEFAULT_API_URL, PlatformInput, PollInput, ProjectInput } from './constants.ts';
 import { InputError, parseBaseUrl, parseDuration } from './inputs.ts';
 import type { Cancellation } from './runtime.ts';
-import type { ScheduleLimits } from './wait/export-schedule.ts';
+import type { ScheduleLimits } from './wait/wait.ts';
 
 export interface PlatformInputs {
   apiKey: string;

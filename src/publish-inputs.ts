@@ -8,7 +8,7 @@ import type { ConfigTarget } from './deployment.ts';
 import type { ExportPlan } from './export.ts';
 import { InputError, parseBoolean, parseDuration, parseHostname, parseList, parseRepository } from './inputs.ts';
 import { type PlatformInputs, readPlatformInputs, readPollLimits } from './platform-inputs.ts';
-import type { ScheduleLimits } from './wait/export-schedule.ts';
+import type { ScheduleLimits } from './wait/wait.ts';
 
 export interface PublishInputs extends PlatformInputs {
   /** What to export; `auto`: the job named by the link in the configuration file (a renewal). */

@@ -3,21 +3,12 @@
 import { AGENT_FINAL_STATUSES, type AgentJob, createAgentJob, getAgentJob } from '../api/agent.ts';
 import type { ApiClient } from '../api/transport.ts';
 import { AgentSchedule } from '../wait/agent-schedule.ts';
-import type { ScheduleLimits } from '../wait/export-schedule.ts';
-import { WaitTimeoutError, waitUntilFinal } from '../wait/wait.ts';
+import { type JobRunOptions, WaitTimeoutError, waitUntilFinal } from '../wait/wait.ts';
 
 export type AgentPlan = { start: { prompt: string } } | { follow: string };
 
-export interface AgentRunOptions {
+export interface AgentRunOptions extends JobRunOptions {
   projectId: string;
-  timeoutMs: number;
-  limits: ScheduleLimits;
-  signal?: AbortSignal;
-  /** A line for the log: the start and each change of status. */
-  log: (line: string) => void;
-  /** Called as soon as the job id is known, so a cancellation can name it. */
-  onJob?: (id: string) => void;
-  now?: () => number;
 }
 
 export interface AgentRunResult {

@@ -4,8 +4,7 @@
 // ran for T is seen by T/2 + 2 s at the latest (and never later than one ceiling), and a long run
 // costs a request per ceiling, not one per fixed beat.
 import type { AgentJob } from '../api/agent.ts';
-import type { ScheduleLimits } from './export-schedule.ts';
-import type { PollSchedule } from './wait.ts';
+import type { PollSchedule, ScheduleLimits } from './wait.ts';
 
 /** The first gap, before the floor and ceiling apply. */
 export const FIRST_LOOK_MS = 2000;

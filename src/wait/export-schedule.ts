@@ -2,14 +2,7 @@
 // job's own answers say when it will end. Progress and `updatedAt` give a rate, the rate gives an
 // estimated end, and the next poll is placed just after that end: sparse far from it, on it near it.
 import type { ExportJob } from '../api/static-export.ts';
-import type { PollSchedule } from './wait.ts';
-
-export interface ScheduleLimits {
-  /** Never poll sooner than this after the previous poll. */
-  floorMs: number;
-  /** Never wait longer than this between polls. */
-  ceilingMs: number;
-}
+import type { PollSchedule, ScheduleLimits } from './wait.ts';
 
 interface Sample {
   /** When progress last changed, on the server's clock (`updatedAt`). */

@@ -4,6 +4,26 @@
 import pRetry from 'p-retry';
 import { abortableSleep } from './sleep.ts';
 
+/** The poll bounds every schedule keeps (`min-poll-interval`, `max-poll-interval`). */
+export interface ScheduleLimits {
+  /** Never poll sooner than this after the previous poll. */
+  floorMs: number;
+  /** Never wait longer than this between polls. */
+  ceilingMs: number;
+}
+
+/** What running a remote job to its end takes, whichever kind of job it is. */
+export interface JobRunOptions {
+  timeoutMs: number;
+  limits: ScheduleLimits;
+  signal?: AbortSignal;
+  /** A line for the log: the start and each change worth a line. */
+  log: (line: string) => void;
+  /** Called as soon as the job id is known, so a cancellation can name it. */
+  onJob?: (id: string) => void;
+  now?: () => number;
+}
+
 export interface PollSchedule<T> {
   /** Record what a poll saw; `at` is when the answer came (ms epoch). */
   observe(state: T, at: number): void;
