@@ -1,13 +1,25 @@
-// Jest runs in ESM mode (`@actions/*` and `p-retry` ship ESM only); swc strips the types.
+// Jest runs in ESM mode (`@actions/*` and `p-retry` ship ESM only). ts-jest strips the types with the
+// pinned TypeScript 6 (isolatedModules: one file at a time, no type check; `npm run lint` checks
+// types). It has no per-platform native binary, so the lock file is complete on every machine.
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': [
-      '@swc/jest',
+      'ts-jest',
       {
-        jsc: { parser: { syntax: 'typescript' }, target: 'es2023' },
-        module: { type: 'es6' }
+        useESM: true,
+        tsconfig: {
+          target: 'ES2023',
+          module: 'ESNext',
+          moduleResolution: 'Bundler',
+          isolatedModules: true,
+          verbatimModuleSyntax: true,
+          allowImportingTsExtensions: true,
+          // The sources import `./x.ts`; jest loads those files as they are, so keep the names.
+          rewriteRelativeImportExtensions: false,
+          sourceMap: true
+        }
       }
     ]
   },
