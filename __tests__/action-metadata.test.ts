@@ -4,7 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { AgentJobInput, AgentJobOutput, FeedbackInput, FeedbackOutput, PublishInput, PublishOutput } from '../src/constants.ts';
+import { AgentJobInput, AgentJobOutput, FeedbackInput, FeedbackOutput, PublishInput, PublishOutput } from '../src/action/constants.ts';
 
 interface ActionFile {
   runs: { using: string; main: string };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { AgentJob } from '../src/api/agent.ts';
+import type { AgentJob } from '../src/platform/agent.ts';
 import { AgentSchedule } from '../src/wait/agent-schedule.ts';
 
 const job = (status: string): AgentJob => ({ id: 'job_1', status });

@@ -8,8 +8,8 @@ import { gzipSync } from 'node:zlib';
 import { type ArchiveEntry, buildTar, buildZip } from '../emulator/archive.ts';
 import { startPlatformEmulator } from '../emulator/platform.ts';
 import type { EmulatorOptions, PlatformEmulator } from '../emulator/platform.ts';
-import { type Bundle, generateBundle } from '../src/api/static-export.ts';
-import { ApiClient } from '../src/api/transport.ts';
+import { type Bundle, generateBundle } from '../src/platform/static-export.ts';
+import { ApiClient } from '../src/platform/transport.ts';
 import { BundleError, type DownloadBundleOptions, type DownloadedBundle, downloadBundle } from '../src/bundle/download.ts';
 
 const T0 = Date.parse('2026-11-21T23:01:02.000Z');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ExportJob } from '../src/api/static-export.ts';
+import type { ExportJob } from '../src/platform/static-export.ts';
 import { ExportSchedule } from '../src/wait/export-schedule.ts';
 
 interface Profile {

@@ -2,8 +2,8 @@
 // the contract says, with a fake clock: the sums must be exactly the held figures, and every request
 // must count against the budget.
 import { describe, expect, it } from '@jest/globals';
-import type { FeedbackPage, FeedbackQuery, PageFeedback } from '../src/api/analytics.ts';
-import { ApiError } from '../src/api/transport.ts';
+import type { FeedbackPage, FeedbackQuery, PageFeedback } from '../src/platform/analytics.ts';
+import { ApiError } from '../src/platform/transport.ts';
 import { type CollectOptions, collectFeedback, formatBound, splitPoint } from '../src/feedback/collect.ts';
 
 const DAY = 86_400_000;

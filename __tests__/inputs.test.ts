@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { checkAdminKey } from '../src/api/key.ts';
-import { InputError, parseBaseUrl, parseBoolean, parseDuration, parseHostname, parseList, parseRepository } from '../src/inputs.ts';
+import { checkAdminKey } from '../src/platform/key.ts';
+import { InputError, parseBaseUrl, parseBoolean, parseDuration, parseHostname, parseList, parseRepository } from '../src/action/inputs.ts';
 
 describe('parseDuration', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { jobIdFromLink, linkExpiry, redactLink } from '../src/config/link.ts';
+import { jobIdFromLink, linkExpiry, redactLink } from '../src/values/link.ts';
 
 const S3_SIGNATURE = 'aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404';
 const S3_V4 =

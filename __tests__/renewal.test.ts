@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { checkValidity, renewalPlan } from '../src/renewal.ts';
+import { checkValidity, renewalPlan } from '../src/publish/renewal.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const HOUR = 3_600_000;

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getExport, startExport } from '../src/api/static-export.ts';
-import { ApiClient, ApiError, ResponseShapeError, parseRetryAfter } from '../src/api/transport.ts';
+import { getExport, startExport } from '../src/platform/static-export.ts';
+import { ApiClient, ApiError, ResponseShapeError, parseRetryAfter } from '../src/platform/transport.ts';
 
 type Reply = (req: IncomingMessage, res: ServerResponse) => void;
 let server: Server;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { ConfigFileError, patchValuesFile, readSetting } from '../src/config/values-file.ts';
+import { ConfigFileError, patchValuesFile, readSetting } from '../src/values/values-file.ts';
 
 function fixture(name: string): string {
   return readFileSync(new URL(`./fixtures/config/${name}`, import.meta.url), 'utf8');

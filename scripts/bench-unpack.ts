@@ -20,7 +20,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { type ArchiveEntry, TAR_END, tarEntryBlocks } from '../emulator/archive.ts';
 import { startPlatformEmulator } from '../emulator/platform.ts';
-import type { Bundle } from '../src/api/static-export.ts';
+import type { Bundle } from '../src/platform/static-export.ts';
 import { downloadBundle } from '../src/bundle/download.ts';
 import { DEFAULT_LIMITS } from '../src/bundle/guard.ts';
 import { unpackTarGz } from '../src/bundle/unpack.ts';

@@ -1,7 +1,7 @@
 // The rules every entry of a bundle must pass before anything is written, the same for tar and zip:
 // a path that stays inside the directory, a kind of entry a static site can hold, links that point
 // inside, and limits on files and bytes that stop a decompression bomb at the header that crosses them.
-import { formatBytes } from '../format.ts';
+import { formatBytes } from '../action/format.ts';
 
 /** 5 GiB unpacked: far above any documentation site, far below a runner's disk. */
 export const DEFAULT_MAX_BYTES = 5 * 1024 ** 3;

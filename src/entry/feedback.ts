@@ -1,5 +1,5 @@
 // Bundle entry of the feedback action (dist/feedback/index.js).
-import { run } from '../feedback.ts';
-import { runAction } from '../runtime.ts';
+import { run } from '../feedback/run.ts';
+import { runAction } from '../action/runtime.ts';
 
 await runAction(run);

@@ -8,9 +8,9 @@
 // per organization per hour), and a range is split only when both halves can be paid for. Where the
 // budget, the time limit, the API or the calendar stops the splitting, the range keeps its own
 // partial rows and is reported as unsettled, with the reason.
-import type { FeedbackPage, FeedbackQuery, PageFeedback } from '../api/analytics.ts';
-import { ApiError } from '../api/transport.ts';
-import { formatSeconds } from '../format.ts';
+import type { FeedbackPage, FeedbackQuery, PageFeedback } from '../platform/analytics.ts';
+import { ApiError } from '../platform/transport.ts';
+import { formatSeconds } from '../action/format.ts';
 
 /** A span of time in ms since the epoch; `to` is exclusive, as the API has it. */
 export interface DateRange {

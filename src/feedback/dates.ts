@@ -1,6 +1,6 @@
 // The feedback query's dates: `YYYY-MM-DD` or an ISO 8601 date-time, as the API takes them, checked
 // before any request; and the range used when none is given (splitting needs both bounds).
-import { InputError } from '../inputs.ts';
+import { InputError } from '../action/inputs.ts';
 import type { DateRange } from './collect.ts';
 
 const DAY_MS = 86_400_000;

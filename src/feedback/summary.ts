@@ -2,7 +2,7 @@
 // as a table and as a bar chart GitHub renders (Mermaid xychart-beta), and, when the figures are
 // incomplete, which dates are short and what to do about it.
 import * as core from '@actions/core';
-import { escapeHtml } from '../summary.ts';
+import { escapeHtml } from '../action/format.ts';
 import type { CollectedRow } from './collect.ts';
 import type { FeedbackReport } from './report.ts';
 

@@ -3,7 +3,7 @@
 // then a gap that grows by half each time nothing changed, up to the ceiling. The end of a job that
 // ran for T is seen by T/2 + 2 s at the latest (and never later than one ceiling), and a long run
 // costs a request per ceiling, not one per fixed beat.
-import type { AgentJob } from '../api/agent.ts';
+import type { AgentJob } from '../platform/agent.ts';
 import type { PollSchedule, ScheduleLimits } from './wait.ts';
 
 /** The first gap, before the floor and ceiling apply. */

@@ -1,7 +1,7 @@
 // When to poll an export next. A fixed beat either notices the end late or spends requests; the
 // job's own answers say when it will end. Progress and `updatedAt` give a rate, the rate gives an
 // estimated end, and the next poll is placed just after that end: sparse far from it, on it near it.
-import type { ExportJob } from '../api/static-export.ts';
+import type { ExportJob } from '../platform/static-export.ts';
 import type { PollSchedule, ScheduleLimits } from './wait.ts';
 
 interface Sample {

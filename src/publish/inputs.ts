@@ -2,13 +2,13 @@
 // costs a second, not an export.
 import { resolve } from 'node:path';
 import * as core from '@actions/core';
-import { type ExportRequest, JOB_ID } from './api/static-export.ts';
-import { PublishInput as Input } from './constants.ts';
-import type { ConfigTarget } from './deployment.ts';
+import { type ExportRequest, JOB_ID } from '../platform/static-export.ts';
+import { PublishInput as Input } from '../action/constants.ts';
+import type { ConfigTarget } from './proposal.ts';
 import type { ExportPlan } from './export.ts';
-import { InputError, parseBoolean, parseDuration, parseHostname, parseList, parseRepository } from './inputs.ts';
-import { type PlatformInputs, readPlatformInputs, readPollLimits } from './platform-inputs.ts';
-import type { ScheduleLimits } from './wait/wait.ts';
+import { InputError, parseBoolean, parseDuration, parseHostname, parseList, parseRepository } from '../action/inputs.ts';
+import { type PlatformInputs, readPlatformInputs, readPollLimits } from '../action/platform-inputs.ts';
+import type { ScheduleLimits } from '../wait/wait.ts';
 
 export interface PublishInputs extends PlatformInputs {
   /** What to export; `auto`: the job named by the link in the configuration file (a renewal). */

@@ -1,6 +1,6 @@
 // Input and output names of the actions, spelled once.
 
-/** Inputs every action reads alike (src/platform-inputs.ts). */
+/** Inputs every action reads alike (src/action/platform-inputs.ts). */
 export const PlatformInput = {
   ApiKey: 'api-key',
   ApiUrl: 'api-url',

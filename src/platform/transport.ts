@@ -3,7 +3,7 @@
 // carry what a person needs to act: the status, the server's message, the request id.
 import { HttpClient } from '@actions/http-client';
 import pRetry from 'p-retry';
-import { formatSeconds } from '../format.ts';
+import { formatSeconds } from '../action/format.ts';
 import { abortableSleep } from '../wait/sleep.ts';
 
 /**

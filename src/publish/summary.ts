@@ -1,12 +1,12 @@
 // The publish action's job summary: what was exported and where the link stands, or what failed
 // and what to do. Written only where the runner gives a summary file.
 import * as core from '@actions/core';
-import type { ExportJob } from './api/static-export.ts';
-import { redactLink } from './config/link.ts';
-import type { ConfigTarget, ConfigUpdate } from './deployment.ts';
+import type { ExportJob } from '../platform/static-export.ts';
+import { redactLink } from '../values/link.ts';
+import type { ConfigTarget, ConfigUpdate } from './proposal.ts';
 import type { Validity } from './renewal.ts';
 import type { ExportResult } from './export.ts';
-import { formatBytes, formatDuration, formatInstant } from './format.ts';
+import { escapeHtml, formatBytes, formatDuration, formatInstant } from '../action/format.ts';
 
 export interface ConfigSummary {
   target: ConfigTarget;
@@ -69,10 +69,6 @@ export async function writeFailureSummary(failure: {
     .addRaw(`<p><strong>What happened:</strong> ${escapeHtml(failure.message)}</p>`, true)
     .addRaw(`<p>${failure.exported ? 'The export is done, but what came after it failed (see above); no pull request was opened or changed after the failure. The bundle link is in the <code>bundle-url</code> output.' : 'No configuration was changed.'} The deployment keeps serving its current bundle.</p>`, true)
     .write();
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
 }
 
 export async function writeSkipSummary(validity: Validity, target: ConfigTarget, domain: string | undefined): Promise<void> {

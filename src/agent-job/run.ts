@@ -1,17 +1,17 @@
 // The agent-job action: start an agent job from a prompt (or take one by id), wait until it ends,
 // and report the pull request it opened, or that it changed nothing, as outputs and a job summary.
 import * as core from '@actions/core';
-import { type AgentPlan, AgentTimeoutError, type AgentRunResult, runAgentJob } from './agent/run.ts';
-import { writeAgentFailureSummary, writeAgentSummary } from './agent/summary.ts';
-import type { AgentJob } from './api/agent.ts';
-import { ApiError } from './api/transport.ts';
-import { AgentJobInput as Input, AgentJobOutput as Output } from './constants.ts';
-import { explainError } from './explain.ts';
-import { formatDuration, formatInstant } from './format.ts';
-import { InputError, parseBoolean, parseDuration } from './inputs.ts';
-import { type PlatformInputs, platformClient, readPlatformInputs, readPollLimits, readProjectId } from './platform-inputs.ts';
-import { Cancellation, CancelledError, readInputs } from './runtime.ts';
-import type { ScheduleLimits } from './wait/wait.ts';
+import { type AgentPlan, AgentTimeoutError, type AgentRunResult, runAgentJob } from './job.ts';
+import { writeAgentFailureSummary, writeAgentSummary } from './summary.ts';
+import type { AgentJob } from '../platform/agent.ts';
+import { ApiError } from '../platform/transport.ts';
+import { AgentJobInput as Input, AgentJobOutput as Output } from '../action/constants.ts';
+import { explainError } from '../action/explain.ts';
+import { formatDuration, formatInstant } from '../action/format.ts';
+import { InputError, parseBoolean, parseDuration } from '../action/inputs.ts';
+import { type PlatformInputs, platformClient, readPlatformInputs, readPollLimits, readProjectId } from '../action/platform-inputs.ts';
+import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
+import type { ScheduleLimits } from '../wait/wait.ts';
 
 export interface AgentJobInputs extends PlatformInputs {
   projectId: string;

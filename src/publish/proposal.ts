@@ -1,11 +1,11 @@
 // Keeps the self-hosted deployment's configuration pointing at the new bundle: read the values file
 // on the base branch, change exactly the static export settings, and propose that as one pull
 // request (or, in a dry run, only show it). Runs only after a completed export and a bundle.
-import type { Bundle, ExportJob } from './api/static-export.ts';
-import { linkExpiry, redactLink } from './config/link.ts';
-import { type SettingChange, patchValuesFile } from './config/values-file.ts';
-import { formatBytes, formatUtc } from './format.ts';
-import { type BaseFile, type Octokit, PullRequestError, type Repo, proposeChange, readBaseFile } from './github/pull-request.ts';
+import type { Bundle, ExportJob } from '../platform/static-export.ts';
+import { linkExpiry, redactLink } from '../values/link.ts';
+import { type SettingChange, patchValuesFile } from '../values/values-file.ts';
+import { formatBytes, formatUtc } from '../action/format.ts';
+import { type BaseFile, type Octokit, PullRequestError, type Repo, proposeChange, readBaseFile } from '../github/pull-request.ts';
 
 export interface ConfigTarget {
   repo: Repo;

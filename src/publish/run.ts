@@ -3,22 +3,22 @@
 // pull request. Reports outputs and a job summary.
 import * as core from '@actions/core';
 import { getOctokit } from '@actions/github';
-import { generateBundle } from './api/static-export.ts';
-import type { ApiClient } from './api/transport.ts';
-import { checkDownloadPath, downloadBundle } from './bundle/download.ts';
-import { PublishInput, PublishOutput as Output } from './constants.ts';
-import { jobIdFromLink } from './config/link.ts';
-import { readSetting } from './config/values-file.ts';
-import { type ConfigTarget, type ConfigUpdate, readConfigFile, showValue, updateDeploymentConfig } from './deployment.ts';
-import type { Octokit } from './github/pull-request.ts';
-import { explainError } from './explain.ts';
+import { generateBundle } from '../platform/static-export.ts';
+import type { ApiClient } from '../platform/transport.ts';
+import { checkDownloadPath, downloadBundle } from '../bundle/download.ts';
+import { PublishInput, PublishOutput as Output } from '../action/constants.ts';
+import { jobIdFromLink } from '../values/link.ts';
+import { readSetting } from '../values/values-file.ts';
+import { type ConfigTarget, type ConfigUpdate, readConfigFile, showValue, updateDeploymentConfig } from './proposal.ts';
+import type { Octokit } from '../github/pull-request.ts';
+import { explainError } from '../action/explain.ts';
 import { type ExportPlan, type ExportResult, ExportFailedError, ExportTimeoutError, runExport } from './export.ts';
-import { formatBytes } from './format.ts';
-import { InputError } from './inputs.ts';
-import { platformClient } from './platform-inputs.ts';
-import { type PublishInputs, readPublishInputs } from './publish-inputs.ts';
+import { formatBytes } from '../action/format.ts';
+import { InputError } from '../action/inputs.ts';
+import { platformClient } from '../action/platform-inputs.ts';
+import { type PublishInputs, readPublishInputs } from './inputs.ts';
 import { type Validity, checkValidity, renewalPlan } from './renewal.ts';
-import { Cancellation, CancelledError, readInputs } from './runtime.ts';
+import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
 import { writeFailureSummary, writePublishSummary, writeSkipSummary } from './summary.ts';
 
 export async function run(cancellation = new Cancellation()): Promise<void> {

@@ -1,7 +1,7 @@
 // An agent job from start to end: create one from a prompt (or take one someone started), then wait
 // until it is completed, archived or failed. Nothing here reads inputs or writes outputs.
-import { AGENT_FINAL_STATUSES, type AgentJob, createAgentJob, getAgentJob } from '../api/agent.ts';
-import type { ApiClient } from '../api/transport.ts';
+import { AGENT_FINAL_STATUSES, type AgentJob, createAgentJob, getAgentJob } from '../platform/agent.ts';
+import type { ApiClient } from '../platform/transport.ts';
 import { AgentSchedule } from '../wait/agent-schedule.ts';
 import { type JobRunOptions, WaitTimeoutError, waitUntilFinal } from '../wait/wait.ts';
 

@@ -1,6 +1,6 @@
 // One line a person can act on, for each way a call to the platform can fail: what happened, what
 // it means, what to do. Entry points pass any error here before failing the step.
-import { ApiError, ResponseShapeError } from './api/transport.ts';
+import { ApiError, ResponseShapeError } from '../platform/transport.ts';
 import { formatSeconds } from './format.ts';
 import { InputError } from './inputs.ts';
 

@@ -2,12 +2,12 @@
 // the admin key (masked before anything else is read), the API's URL, one request's time limit,
 // and, for the actions that wait, the bounds of polling.
 import * as core from '@actions/core';
-import { checkAdminKey } from './api/key.ts';
-import { ApiClient, type ApiClientOptions } from './api/transport.ts';
+import { checkAdminKey } from '../platform/key.ts';
+import { ApiClient, type ApiClientOptions } from '../platform/transport.ts';
 import { DEFAULT_API_URL, PlatformInput, PollInput, ProjectInput } from './constants.ts';
 import { InputError, parseBaseUrl, parseDuration } from './inputs.ts';
 import type { Cancellation } from './runtime.ts';
-import type { ScheduleLimits } from './wait/wait.ts';
+import type { ScheduleLimits } from '../wait/wait.ts';
 
 export interface PlatformInputs {
   apiKey: string;

@@ -8,11 +8,11 @@ import {
   getExport,
   isFinished,
   startExport
-} from './api/static-export.ts';
-import { ApiError, type ApiClient } from './api/transport.ts';
-import { formatDuration } from './format.ts';
-import { ExportSchedule } from './wait/export-schedule.ts';
-import { type JobRunOptions, WaitTimeoutError, waitUntilFinal } from './wait/wait.ts';
+} from '../platform/static-export.ts';
+import { ApiError, type ApiClient } from '../platform/transport.ts';
+import { formatDuration } from '../action/format.ts';
+import { ExportSchedule } from '../wait/export-schedule.ts';
+import { type JobRunOptions, WaitTimeoutError, waitUntilFinal } from '../wait/wait.ts';
 
 /** Start an export, or reuse a job; `fallback` starts one when the job is gone or failed. */
 export type ExportPlan = { start: ExportRequest } | { reuse: string; fallback?: ExportRequest };

@@ -1,9 +1,9 @@
 // Renewing the link already in the deployment's configuration: is it due (min-validity), and which
 // export does it come from (job-id: auto)? The export behind a link stays reusable; only the link
 // expires, so a renewal generates a fresh link for the same job instead of rendering the site again.
-import type { ExportRequest } from './api/static-export.ts';
-import { jobIdFromLink, linkExpiry } from './config/link.ts';
-import { formatDuration } from './format.ts';
+import type { ExportRequest } from '../platform/static-export.ts';
+import { jobIdFromLink, linkExpiry } from '../values/link.ts';
+import { formatDuration } from '../action/format.ts';
 
 export interface Validity {
   /** True when the link must be renewed now. */

@@ -42,3 +42,8 @@ export function formatInstant(iso: string, now = Date.now()): string {
   const delta = at - now;
   return delta >= 0 ? `${text} (in ${formatDuration(delta)})` : `${text} (${formatDuration(-delta)} ago)`;
 }
+
+/** Text placed inside the job summary's HTML. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
+}

@@ -1,6 +1,6 @@
 // Admin keys are the only ones the admin API takes. Other kinds of key fail with a bare 401, so
 // they are caught here, before any request, with a message that says which key to use instead.
-import { InputError } from '../inputs.ts';
+import { InputError } from '../action/inputs.ts';
 
 export function checkAdminKey(input: string, key: string): string {
   const trimmed = key.trim();

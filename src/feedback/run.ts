@@ -2,19 +2,19 @@
 // cannot hold it all, as outputs, a JSON and a CSV report, and a job summary with a chart.
 import { resolve } from 'node:path';
 import * as core from '@actions/core';
-import { FEEDBACK_SOURCES, FEEDBACK_STATUSES, getFeedbackByPage } from './api/analytics.ts';
-import { ApiError } from './api/transport.ts';
-import { FeedbackInput as Input, FeedbackOutput as Output } from './constants.ts';
-import { explainError } from './explain.ts';
-import { type DateRange, type FeedbackFilter, collectFeedback, queryRange } from './feedback/collect.ts';
-import { feedbackRange } from './feedback/dates.ts';
-import { type ReportQuery, buildReport, writeReport } from './feedback/report.ts';
-import { writeFeedbackSummary } from './feedback/summary.ts';
-import { formatDuration, formatInstant } from './format.ts';
-import { InputError, parseDuration, parseList, parsePositiveInteger } from './inputs.ts';
-import { type PlatformInputs, platformClient, readPlatformInputs, readProjectId } from './platform-inputs.ts';
-import { Cancellation, CancelledError, readInputs } from './runtime.ts';
-import { abortableSleep } from './wait/sleep.ts';
+import { FEEDBACK_SOURCES, FEEDBACK_STATUSES, getFeedbackByPage } from '../platform/analytics.ts';
+import { ApiError } from '../platform/transport.ts';
+import { FeedbackInput as Input, FeedbackOutput as Output } from '../action/constants.ts';
+import { explainError } from '../action/explain.ts';
+import { type DateRange, type FeedbackFilter, collectFeedback, queryRange } from './collect.ts';
+import { feedbackRange } from './dates.ts';
+import { type ReportQuery, buildReport, writeReport } from './report.ts';
+import { writeFeedbackSummary } from './summary.ts';
+import { formatDuration, formatInstant } from '../action/format.ts';
+import { InputError, parseDuration, parseList, parsePositiveInteger } from '../action/inputs.ts';
+import { type PlatformInputs, platformClient, readPlatformInputs, readProjectId } from '../action/platform-inputs.ts';
+import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
+import { abortableSleep } from '../wait/sleep.ts';
 
 export interface FeedbackInputs extends PlatformInputs {
   projectId: string;

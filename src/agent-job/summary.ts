@@ -2,10 +2,10 @@
 // changed nothing; on failure, what happened and what to do. Written only where the runner gives a
 // summary file.
 import * as core from '@actions/core';
-import type { AgentJob } from '../api/agent.ts';
-import { formatDuration, formatInstant } from '../format.ts';
-import { escapeHtml } from '../summary.ts';
-import type { AgentRunResult } from './run.ts';
+import type { AgentJob } from '../platform/agent.ts';
+import { formatDuration, formatInstant } from '../action/format.ts';
+import { escapeHtml } from '../action/format.ts';
+import type { AgentRunResult } from './job.ts';
 
 type Row = [{ data: string; header: true }, string];
 
