@@ -1,0 +1,22 @@
+// Whether the platform's link lasts long enough for the configuration pull request to be reviewed,
+// merged and rolled out. A pod that restarts after the link expired cannot fetch its site.
+import { formatDuration, formatUtc } from '../action/format.ts';
+
+export interface ShortLink {
+  /** How long the link stays valid from now (ms; negative when already expired). */
+  leftMs: number;
+  marginMs: number;
+  /** One sentence for the log, the pull request and the summary. */
+  message: string;
+}
+
+/** Undefined when the link lasts at least `marginMs`. */
+export function checkLinkMargin(expiresAt: string, marginMs: number, now = Date.now()): ShortLink | undefined {
+  const leftMs = new Date(expiresAt).getTime() - now;
+  if (leftMs >= marginMs) return undefined;
+  const message =
+    `The platform's link expires at ${formatUtc(expiresAt)}, in ${formatDuration(Math.max(0, leftMs))}: less than link-margin (${formatDuration(marginMs)}). ` +
+    'If this pull request is merged or rolled out later, pods that start after that cannot fetch the site. ' +
+    'Host the bundle yourself (keep-archive, then bundle-url-template; see "Links that outlive the review" in the README), or roll out at once with helm upgrade --set staticExport.bundleUrl=… from the bundle-url output.';
+  return { leftMs, marginMs, message };
+}
