@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildZip } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { runAction } from '../emulator/runner.ts';
@@ -92,6 +93,21 @@ describe('keep-archive', () => {
     expect(run.outputs['bundle-sha256']).toBe(run.outputs['archive-sha256']);
     expect(existsSync(join(workspace, 'site', 'index.html'))).toBe(true);
     expect(readdirSync(join(workspace, 'out')).sort()).toEqual(['bundle.tar.gz', 'bundle.tar.gz.sha256']);
+  });
+
+  it('keeps nothing when the bundle fails its checks', async () => {
+    const jobId = platform.seedExportJob({ domain: 'docs.example.com', archive: buildZip([{ path: 'readme.txt', content: 'no site here', type: 'file' }]) });
+    const run = await exportAndKeep({ 'job-id': jobId });
+    expect(run.code).toBe(1);
+    expect(run.log).toMatch(/::error::.*index\.html/);
+    expect(run.outputs['archive-path']).toBeUndefined();
+    expect(existsSync(join(workspace, 'out')) ? readdirSync(join(workspace, 'out')) : []).toEqual([]);
+  });
+
+  it('adds no storage SDK to dist/', () => {
+    for (const bundle of ['dist/index.js', 'dist/agent-job/index.js', 'dist/feedback/index.js']) {
+      expect([bundle, /@aws-sdk\/|aws-sdk\/clients|minio-js|@google-cloud\/storage|@azure\/storage-blob/.test(readFileSync(bundle, 'utf8'))]).toEqual([bundle, false]);
+    }
   });
 
   it('refuses a path that exists, before any request', async () => {
