@@ -255,7 +255,7 @@ describe('bundle-url-template with a plain static file server', () => {
   it('still needs api-key for a run that exports', async () => {
     const run = await runAction('dist/index.js', { 'api-url': platform.url, domain: 'docs.example.com' }, env());
     expect(run.code).toBe(1);
-    expect(run.log).toContain('::error::Input required and not supplied: api-key');
+    expect(run.log).toContain("::error::Input 'api-key': is required to export: pass your admin API key from a secret");
     expect(platform.requests).toEqual([]);
   });
 

@@ -48,7 +48,13 @@ const CONFIG_EXTENSIONS = /\.(ya?ml|json)$/i;
 export function readPublishInputs(): PublishInputs {
   const template = core.getInput(Input.BundleUrlTemplate).trim();
   // A run that only proposes a hosted URL sends nothing to the platform, so it needs no key.
-  const platform = readPlatformInputs({ keyOptional: template !== '' });
+  const platform = readPlatformInputs({ keyOptional: true });
+  if (platform.apiKey === '' && template === '') {
+    throw new InputError(
+      Input.ApiKey,
+      'is required to export: pass your admin API key from a secret, for example ${{ secrets.DOCS_ADMIN_KEY }}. Only a run with bundle-url-template, which proposes an export kept by an earlier step, goes without it.'
+    );
+  }
   const jobId = core.getInput(Input.JobId).trim();
   const domainText = core.getInput(Input.Domain);
   const version = core.getInput(Input.Version).trim() || undefined;
