@@ -82,7 +82,7 @@ export async function downloadBundle(options: DownloadBundleOptions): Promise<Do
   let renewed = false;
   let placed = false;
   const archive = options.keepArchive && archiveStagingPath(options.keepArchive.path);
-  if (archive) await mkdir(dirname(archive), { recursive: true });
+  const madeArchiveFolder = archive ? await mkdir(dirname(archive), { recursive: true }) : undefined;
   try {
     let fetched: Fetched;
     for (;;) {
@@ -121,6 +121,7 @@ export async function downloadBundle(options: DownloadBundleOptions): Promise<Do
     await removeQuietly(staging);
     await removeQuietly(`${staging}.zip`);
     if (archive) await removeQuietly(archive);
+    if (archive && madeArchiveFolder !== undefined) await rmdir(dirname(archive)).catch(() => undefined); // only if left empty
     // Folders made for the target go too, when nothing was placed in them.
     if (!placed && madeParent !== undefined) {
       for (let folder = parent; folder.length >= madeParent.length; folder = dirname(folder)) {
