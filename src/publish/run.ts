@@ -79,7 +79,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     if (shortLink) core.warning(shortLink.message);
     // Only a completed export with a bundle reaches this point: a failed one changes no file.
     const renewal = !exported.started && currentLink !== undefined && jobIdFromLink(currentLink) === exported.job.jobId;
-    const config = inputs.config && octokit ? await proposeConfig(octokit, inputs, exported, renewal ? { previousLink: currentLink } : undefined, shortLink?.message) : undefined;
+    const config = inputs.config && octokit ? await proposeConfig(octokit, inputs, exported, renewal ? { previousLink: currentLink } : undefined, shortLink?.note) : undefined;
     await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined, shortLink?.message);
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;
