@@ -1,10 +1,14 @@
 // The storage capabilities on many random cases (seeded; the seed is in each failure's message):
 // durable URLs from templates, the pod check against a real HTTP server with random sizes, the
-// link margin, and a hosted URL's validity.
+// link margin, a hosted URL's validity, and the kept archive's placing.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Deadline } from '../src/action/deadline.ts';
 import { durableUrl, jobIdFromDurableUrl, templateProblem } from '../src/storage/durable-url.ts';
+import { archiveStagingPath, checkKeepArchivePath, placeArchive, readArchive } from '../src/storage/kept-archive.ts';
 import { checkLinkMargin } from '../src/storage/link-margin.ts';
 import { checkAsPod, PodCheckError } from '../src/storage/pod-check.ts';
 import { checkValidity } from '../src/publish/renewal.ts';
@@ -127,5 +131,39 @@ describe('pod check against a real server, random sizes', () => {
     expect(logs).toHaveLength(2);
     const tight = await checkAsPod(`${server.url}/down.tar.gz`, { expectedBytes: 10, deadline: new Deadline(500), log: () => undefined, firstBackoffMs: 1000 }).catch((e: unknown) => e);
     expect((tight as Error).name).toBe('DeadlineError');
+  });
+});
+
+describe('kept archive', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kept-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('places the staged archive once, with a sha256sum line, and never over a file that appeared meanwhile', async () => {
+    const bytes = Buffer.concat([Buffer.from([0x1f, 0x8b]), randomBytes(1000)]);
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    const path = join(dir, 'bundle.tar.gz');
+    const staged = archiveStagingPath(path);
+    writeFileSync(staged, bytes);
+    const kept = await placeArchive('keep-archive', staged, path, sha, bytes.length);
+    expect(kept).toEqual({ path, sha256: sha, sha256Path: `${path}.sha256`, bytes: bytes.length });
+    expect(readFileSync(`${path}.sha256`, 'utf8')).toBe(`${sha}  bundle.tar.gz\n`);
+    expect(existsSync(staged)).toBe(false);
+    expect(await readArchive('archive-path', path)).toEqual({ sha256: sha, bytes: bytes.length });
+
+    const again = archiveStagingPath(path);
+    writeFileSync(again, 'other');
+    await expect(placeArchive('keep-archive', again, path, sha, 5)).rejects.toThrow('keep-archive: a file appeared at');
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+    await expect(checkKeepArchivePath('keep-archive', 'bundle.tar.gz', path)).rejects.toThrow("keep-archive 'bundle.tar.gz': a file already exists there.");
+  });
+
+  it('refuses an archive-path that is not gzip, or missing', async () => {
+    const page = join(dir, 'page.html');
+    writeFileSync(page, '<html>');
+    await expect(readArchive('archive-path', page)).rejects.toThrow("archive-path '" + page + "' is not a gzip archive");
+    await expect(readArchive('archive-path', join(dir, 'none.tar.gz'))).rejects.toThrow('cannot be read (ENOENT)');
   });
 });
