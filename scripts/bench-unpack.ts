@@ -1,6 +1,8 @@
 // Benchmark of download-path: downloadBundle (download, hash, check, unpack) on a generated bundle
 // of more than 100 MB and 10,000 files, against `tar -xzf` on the same archive in the same run, and
-// its peak memory at two archive sizes. Run: node scripts/bench-unpack.ts (Node 24 runs .ts as is).
+// its peak memory at three archive sizes, with and without keep-archive (the archive kept as served
+// beside the unpacked tree). Run: node scripts/bench-unpack.ts (Node 24 runs .ts as is); with
+// --memory (npm run bench:memory), only the memory table.
 //
 // Each measured run is a child process, so its peak RSS is its own: VmHWM from /proc/self/status for
 // Node (maxRSS would count this parent's memory, inherited through fork and exec), /usr/bin/time for
@@ -43,14 +45,15 @@ else if (child === '--unpack-file') await childUnpackFile();
 else if (child === '--download') await childDownload();
 else if (child === '--node-tar') await childNodeTar();
 else if (child === '--baseline') report({ ms: 0 });
-else await main();
+else await main(child === '--memory');
 
 // The action's path: downloadBundle from the link into a new directory.
 async function childUnpack(): Promise<void> {
-  const [bundleJson, directory] = process.argv.slice(3);
+  const [bundleJson, directory, keep] = process.argv.slice(3);
   const bundle = JSON.parse(bundleJson) as Bundle;
   const started = performance.now();
-  const result = await downloadBundle({ bundle, directory, renew: () => Promise.reject(new Error('no renewal in a benchmark')), log: () => undefined });
+  const keepArchive = keep ? { input: 'keep-archive', path: keep } : undefined;
+  const result = await downloadBundle({ bundle, directory, renew: () => Promise.reject(new Error('no renewal in a benchmark')), log: () => undefined, keepArchive });
   report({ ms: performance.now() - started, files: result.files });
 }
 
@@ -97,7 +100,7 @@ function peakRssKb(): number {
   return process.resourceUsage().maxRSS;
 }
 
-async function main(): Promise<void> {
+async function main(memoryOnly: boolean): Promise<void> {
   const load = loadavg()[0];
   if (load > 0.5) console.log(`Load average ${load.toFixed(2)} on ${availableParallelism()} cores: other work on this machine skews the times below.`);
   const work = await mkdtemp(join(tmpdir(), 'bench-unpack-'));
@@ -114,9 +117,37 @@ async function main(): Promise<void> {
     await use((await response.json()) as Bundle);
     emulator.exportJobs.get(jobId)!.archive = undefined;
   };
+  const kept = join(work, 'kept', 'bundle.tar.gz');
   try {
     const large = await makeArchive(join(work, 'large.tar.gz'), LARGE);
     console.log(`Archive: ${describe(large)} (made in ${seconds(large.ms)}).`);
+    if (!memoryOnly) await timings(large);
+    // Peak memory at three sizes, without and with keep-archive: it levels off instead of following the archive.
+    const memory: [string, Measure, Measure][] = [];
+    const baseline = await node(['--baseline']);
+    for (const shape of [SMALL, LARGE, HUGE]) {
+      const archive = shape === LARGE ? large : await makeArchive(join(work, 'other.tar.gz'), shape);
+      await served(archive, async (bundle) => {
+        await fresh();
+        const plain = await node(['--unpack', JSON.stringify(bundle), out]);
+        await fresh();
+        await rm(join(work, 'kept'), { recursive: true, force: true });
+        const keeping = await node(['--unpack', JSON.stringify(bundle), out, kept]);
+        if ((await stat(kept)).size !== archive.bytes) throw new Error('the kept archive is not the size served');
+        memory.push([describe(archive), plain, keeping]);
+      });
+      if (archive !== large) await rm(archive.file);
+    }
+    await fresh();
+    console.log(`\nPeak RSS of downloadBundle (Node with the modules loaded through its TypeScript loader: ${rss([baseline])})`);
+    console.log(`  ${'archive'.padEnd(62)}${'unpack'.padStart(8)}${'+ keep-archive'.padStart(16)}`);
+    for (const [name, plain, keeping] of memory) console.log(`  ${name.padEnd(62)}${rss([plain]).padStart(8)}${rss([keeping]).padStart(16)}  (${seconds(plain.ms)}, ${seconds(keeping.ms)})`);
+  } finally {
+    await emulator.close();
+    await rm(work, { recursive: true, force: true });
+  }
+
+  async function timings(large: { file: string; bytes: number; files: number; unpacked: number }): Promise<void> {
     const runs: Record<'ours' | 'oursFromDisk' | 'downloadThenTar' | 'tar' | 'nodeTar', Measure[]> = { ours: [], oursFromDisk: [], downloadThenTar: [], tar: [], nodeTar: [] };
     await served(large, async (bundle) => {
       for (let round = 0; round < ROUNDS; round++) {
@@ -154,24 +185,6 @@ async function main(): Promise<void> {
     console.log(`  unpackTarGz:    ${runs.oursFromDisk.map((m) => seconds(m.ms)).join(', ')}`);
     console.log(`  tar -xzf:       ${runs.tar.map((m) => seconds(m.ms)).join(', ')}`);
     console.log(`  downloadBundle: ${runs.ours.map((m) => seconds(m.ms)).join(', ')}`);
-
-    // Peak memory at three sizes: it levels off instead of following the archive.
-    const memory: [string, Measure][] = [];
-    const baseline = await node(['--baseline']);
-    for (const shape of [SMALL, LARGE, HUGE]) {
-      const archive = shape === LARGE ? large : await makeArchive(join(work, 'other.tar.gz'), shape);
-      await served(archive, async (bundle) => {
-        await fresh();
-        memory.push([describe(archive), await node(['--unpack', JSON.stringify(bundle), out])]);
-      });
-      if (archive !== large) await rm(archive.file);
-    }
-    await fresh();
-    console.log(`\nPeak RSS of downloadBundle (Node with the modules loaded through its TypeScript loader: ${rss([baseline])})`);
-    for (const [name, measure] of memory) console.log(`  ${name.padEnd(62)}${rss([measure]).padStart(8)}  (${seconds(measure.ms)})`);
-  } finally {
-    await emulator.close();
-    await rm(work, { recursive: true, force: true });
   }
 }
 

@@ -36,7 +36,12 @@ export const PublishInput = {
   GithubToken: 'github-token',
   DryRun: 'dry-run',
   MinValidity: 'min-validity',
-  DownloadPath: 'download-path'
+  DownloadPath: 'download-path',
+  KeepArchive: 'keep-archive',
+  ArchivePath: 'archive-path',
+  BundleUrlTemplate: 'bundle-url-template',
+  CheckSha256: 'check-sha256',
+  LinkMargin: 'link-margin'
 } as const;
 
 export const PublishOutput = {
@@ -54,7 +59,10 @@ export const PublishOutput = {
   SkipReason: 'skip-reason',
   BundlePath: 'bundle-path',
   BundleFiles: 'bundle-files',
-  BundleSha256: 'bundle-sha256'
+  BundleSha256: 'bundle-sha256',
+  ArchivePath: 'archive-path',
+  ArchiveSha256: 'archive-sha256',
+  ArchiveSha256Path: 'archive-sha256-path'
 } as const;
 
 export const DEFAULT_API_URL = 'https://api.mintlify.com';

@@ -15,12 +15,16 @@ export interface PlatformInputs {
   requestTimeoutMs: number;
 }
 
-/** Read first: the key is masked before any other input, so no later message can echo it. */
-export function readPlatformInputs(): PlatformInputs {
-  const apiKey = core.getInput(PlatformInput.ApiKey, { required: true });
-  core.setSecret(apiKey);
+/**
+ * Read first: the key is masked before any other input, so no later message can echo it.
+ * `keyOptional`: an empty key is returned as '' for the caller to decide (a run that sends nothing
+ * to the platform needs none); otherwise it is an error.
+ */
+export function readPlatformInputs(options: { keyOptional?: boolean } = {}): PlatformInputs {
+  const apiKey = core.getInput(PlatformInput.ApiKey, { required: !options.keyOptional });
+  if (apiKey !== '') core.setSecret(apiKey);
   return {
-    apiKey: checkAdminKey(PlatformInput.ApiKey, apiKey),
+    apiKey: options.keyOptional && apiKey.trim() === '' ? '' : checkAdminKey(PlatformInput.ApiKey, apiKey),
     apiUrl: parseBaseUrl(PlatformInput.ApiUrl, core.getInput(PlatformInput.ApiUrl) || DEFAULT_API_URL),
     requestTimeoutMs: parseDuration(PlatformInput.RequestTimeout, core.getInput(PlatformInput.RequestTimeout) || '30s')
   };

@@ -8,7 +8,7 @@ import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { basename, dirname, join, resolve } from 'node:path';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { PassThrough, Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { getProxyUrl, HttpClient } from '@actions/http-client';
 import pRetry from 'p-retry';
@@ -19,6 +19,7 @@ import { formatBytes, formatSeconds } from '../action/format.ts';
 import { abortableSleep } from '../wait/sleep.ts';
 import { BundleError, DEFAULT_LIMITS, type UnpackLimits } from './guard.ts';
 import { type ArchiveFormat, detectFormat, unpackTarGz, unpackZip, type UnpackedTree } from './unpack.ts';
+import { archiveCopy, archiveStagingPath, type KeptArchive, placeArchive } from '../storage/kept-archive.ts';
 
 export { BundleError } from './guard.ts';
 
@@ -38,6 +39,8 @@ export interface DownloadBundleOptions {
   minBackoffMs?: number;
   /** A download that receives nothing for this long is cut and retried. */
   idleTimeoutMs?: number;
+  /** Also keep the archive as served at this path (absolute; must not exist), once every check passed. */
+  keepArchive?: { input: string; path: string };
 }
 
 export interface DownloadedBundle {
@@ -56,10 +59,12 @@ export interface DownloadedBundle {
   renewed: boolean;
   /** The bundle whose link was used last: the renewed one, if renewed. */
   bundle: Bundle;
+  /** Set when keepArchive was given. */
+  kept?: KeptArchive;
 }
 
 /** What one download gives; downloadBundle adds where it went and which link. */
-type Fetched = Omit<DownloadedBundle, 'path' | 'renewed' | 'bundle'>;
+type Fetched = Omit<DownloadedBundle, 'path' | 'renewed' | 'bundle' | 'kept'>;
 
 const MAX_REDIRECTS = 5;
 /** The longest Retry-After the download honours; p-retry's backoff is the floor. */
@@ -76,11 +81,13 @@ export async function downloadBundle(options: DownloadBundleOptions): Promise<Do
   let bundle = options.bundle;
   let renewed = false;
   let placed = false;
+  const archive = options.keepArchive && archiveStagingPath(options.keepArchive.path);
+  const madeArchiveFolder = archive ? await mkdir(dirname(archive), { recursive: true }) : undefined;
   try {
     let fetched: Fetched;
     for (;;) {
       try {
-        fetched = await fetchWithRetries(bundle, staging, limits, options);
+        fetched = await fetchWithRetries(bundle, staging, limits, options, archive);
         break;
       } catch (error) {
         if (!(error instanceof BundleError) || error.status !== 403) throw error;
@@ -101,10 +108,11 @@ export async function downloadBundle(options: DownloadBundleOptions): Promise<Do
       }
     }
     await checkDownloadPath(options.directory, target); // nothing appeared there while downloading
+    const kept = archive ? await placeArchive(options.keepArchive!.input, archive, options.keepArchive!.path, fetched.sha256, fetched.bytes) : undefined;
     await rmdir(target).catch(() => undefined); // an empty directory gives way (rename over it fails on Windows)
     await rename(staging, target);
     placed = true;
-    const result: DownloadedBundle = { path: target, renewed, bundle, ...fetched };
+    const result: DownloadedBundle = { path: target, renewed, bundle, ...fetched, kept };
     options.log(
       `Unpacked ${result.files.toLocaleString('en-US')} files (${formatBytes(result.unpackedBytes)}) from a ${formatBytes(result.bytes)} ${result.format} into ${options.directory} in ${formatSeconds(Date.now() - started)}; sha256 ${result.sha256}.`
     );
@@ -112,6 +120,8 @@ export async function downloadBundle(options: DownloadBundleOptions): Promise<Do
   } finally {
     await removeQuietly(staging);
     await removeQuietly(`${staging}.zip`);
+    if (archive) await removeQuietly(archive);
+    if (archive && madeArchiveFolder !== undefined) await rmdir(dirname(archive)).catch(() => undefined); // only if left empty
     // Folders made for the target go too, when nothing was placed in them.
     if (!placed && madeParent !== undefined) {
       for (let folder = parent; folder.length >= madeParent.length; folder = dirname(folder)) {
@@ -145,7 +155,7 @@ export async function checkDownloadPath(given: string, target = resolve(given)):
 }
 
 // One link: transient faults retried with backoff; a 403 goes back to the caller, which renews.
-async function fetchWithRetries(bundle: Bundle, staging: string, limits: UnpackLimits, options: DownloadBundleOptions): Promise<Fetched> {
+async function fetchWithRetries(bundle: Bundle, staging: string, limits: UnpackLimits, options: DownloadBundleOptions, archive?: string): Promise<Fetched> {
   const { signal } = options;
   const link = redactLink(bundle.bundleUrl);
   if (bundle.sizeBytes > limits.maxBytes) {
@@ -157,7 +167,7 @@ async function fetchWithRetries(bundle: Bundle, staging: string, limits: UnpackL
       await removeQuietly(staging);
       await removeQuietly(`${staging}.zip`);
       await mkdir(staging);
-      return fetchOnce(bundle, staging, limits, options);
+      return fetchOnce(bundle, staging, limits, options, archive);
     },
     {
       retries: options.retries ?? 3,
@@ -176,7 +186,7 @@ async function fetchWithRetries(bundle: Bundle, staging: string, limits: UnpackL
   );
 }
 
-async function fetchOnce(bundle: Bundle, staging: string, limits: UnpackLimits, options: DownloadBundleOptions): Promise<Fetched> {
+async function fetchOnce(bundle: Bundle, staging: string, limits: UnpackLimits, options: DownloadBundleOptions, archive?: string): Promise<Fetched> {
   const response = await openDownload(bundle.bundleUrl, options.signal, options.idleTimeoutMs ?? 60_000);
   const length = response.headers['content-length'];
   if (length !== undefined && Number(length) !== bundle.sizeBytes) {
@@ -194,6 +204,8 @@ async function fetchOnce(bundle: Bundle, staging: string, limits: UnpackLimits, 
     await pipeline(
       response,
       meter,
+      // The kept archive is the bytes the meter counted and hashed, written as they pass.
+      archive ? archiveCopy(archive) : new PassThrough(),
       async (source: AsyncIterable<Buffer>) => {
         const iterator = source[Symbol.asyncIterator]();
         const head = await readHead(iterator);

@@ -9,6 +9,7 @@ import type { ExportPlan } from './export.ts';
 import { InputError, parseBoolean, parseDuration, parseHostname, parseList, parseRepository } from '../action/inputs.ts';
 import { type PlatformInputs, readPlatformInputs, readPollLimits } from '../action/platform-inputs.ts';
 import type { ScheduleLimits } from '../wait/wait.ts';
+import { templateProblem } from '../storage/durable-url.ts';
 
 export interface PublishInputs extends PlatformInputs {
   /** What to export; `auto`: the job named by the link in the configuration file (a renewal). */
@@ -28,13 +29,32 @@ export interface PublishInputs extends PlatformInputs {
   download?: { given: string; path: string };
   /** Set when config-path is: the configuration pull request to keep current. */
   config?: ConfigTarget & { token: string };
+  /** Where to keep the archive as served (must not exist yet). */
+  keepArchive?: { given: string; path: string };
+  /**
+   * bundle-url-template: propose the URL the team hosts instead of the platform's link. Such a run
+   * sends nothing to the platform: the export was done and kept by an earlier step (archive).
+   */
+  durable?: { template: string; archive: { given: string; path: string }; checkSha256: boolean };
+  /** Warn when the platform's link expires sooner than this; undefined: never. */
+  linkMarginMs?: number;
+  /** As the user wrote it, for messages. */
+  linkMarginText: string;
 }
 
 const CONFIG_KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 const CONFIG_EXTENSIONS = /\.(ya?ml|json)$/i;
 
 export function readPublishInputs(): PublishInputs {
-  const platform = readPlatformInputs();
+  const template = core.getInput(Input.BundleUrlTemplate).trim();
+  // A run that only proposes a hosted URL sends nothing to the platform, so it needs no key.
+  const platform = readPlatformInputs({ keyOptional: true });
+  if (platform.apiKey === '' && template === '') {
+    throw new InputError(
+      Input.ApiKey,
+      'is required to export: pass your admin API key from a secret, for example ${{ secrets.DOCS_ADMIN_KEY }}. Only a run with bundle-url-template, which proposes an export kept by an earlier step, goes without it.'
+    );
+  }
   const jobId = core.getInput(Input.JobId).trim();
   const domainText = core.getInput(Input.Domain);
   const version = core.getInput(Input.Version).trim() || undefined;
@@ -56,6 +76,9 @@ export function readPublishInputs(): PublishInputs {
     }
     plan = { reuse: jobId };
   } else {
+    if (!request && template) {
+      throw new InputError(Input.JobId, 'is required with bundle-url-template: give the job-id output of the step that exported and kept the archive (or auto, to take it from the URL in config-path).');
+    }
     if (!request) {
       throw new InputError(Input.Domain, 'is required unless job-id is given. Set it to the hostname of your docs, for example docs.example.com.');
     }
@@ -71,6 +94,14 @@ export function readPublishInputs(): PublishInputs {
     throw new InputError(Input.MinValidity, 'reads the current link from the configuration file, so it needs config-path.');
   }
 
+  const durable = template ? readDurableInputs(template, config) : undefined;
+  const keepArchive = workspacePath(Input.KeepArchive);
+  if (durable && keepArchive) {
+    throw new InputError(Input.KeepArchive, 'keeps the archive of an export this step runs, but with bundle-url-template the step runs none. Keep the archive in the exporting step, and give its path here as archive-path.');
+  }
+  const linkMarginText = core.getInput(Input.LinkMargin).trim() || '72h';
+  const linkMarginMs = /^(0|off)$/i.test(linkMarginText) ? undefined : parseDuration(Input.LinkMargin, linkMarginText);
+
   const timeoutText = core.getInput(Input.Timeout) || '30m';
   return {
     ...platform,
@@ -82,16 +113,31 @@ export function readPublishInputs(): PublishInputs {
     timeoutMs: parseDuration(Input.Timeout, timeoutText),
     timeoutText,
     limits: readPollLimits(),
-    download: readDownloadPath(),
-    config
+    download: workspacePath(Input.DownloadPath),
+    config,
+    keepArchive,
+    durable,
+    linkMarginMs,
+    linkMarginText
   };
 }
 
-function readDownloadPath(): PublishInputs['download'] {
-  const given = core.getInput(Input.DownloadPath).trim();
+/** A path input, resolved against the workspace, where the next step (an upload, a deploy) looks for it. */
+function workspacePath(input: string): { given: string; path: string } | undefined {
+  const given = core.getInput(input).trim();
   if (given === '') return undefined;
-  // Relative to the workspace, where the next step (upload-pages-artifact, a deploy) looks for it.
   return { given, path: resolve(process.env.GITHUB_WORKSPACE ?? process.cwd(), given) };
+}
+
+function readDurableInputs(template: string, config: PublishInputs['config']): NonNullable<PublishInputs['durable']> {
+  const problem = templateProblem(template);
+  if (problem) throw new InputError(Input.BundleUrlTemplate, problem);
+  if (!config) throw new InputError(Input.BundleUrlTemplate, 'proposes the URL in the deployment\'s values file, so it needs config-path.');
+  const archive = workspacePath(Input.ArchivePath);
+  if (!archive) {
+    throw new InputError(Input.ArchivePath, 'is required with bundle-url-template: give the archive-path output of the step that kept the archive (keep-archive), the file you uploaded to the URL. Its size and SHA-256 are what the URL must serve.');
+  }
+  return { template, archive, checkSha256: parseBoolean(Input.CheckSha256, core.getInput(Input.CheckSha256) || 'false') };
 }
 
 function readConfigInputs(domain: string | undefined): (ConfigTarget & { token: string }) | undefined {

@@ -28,6 +28,10 @@ export interface PublishedBundle {
   version?: string;
   /** Set when this run renewed the link of the export already in the file. */
   renewal?: { previousLink?: string };
+  /** Set when the platform's link expires sooner than link-margin: why, and what to do instead. */
+  shortLink?: string;
+  /** Set when the link is a URL the team hosts (bundle-url-template), checked as a pod would fetch it. */
+  hosted?: { sha256: string; sha256Checked: boolean };
 }
 
 export interface ConfigUpdate {
@@ -92,7 +96,8 @@ function defaultTitle({ domain, renewal }: PublishedBundle): string {
 
 function commitMessage(target: ConfigTarget, published: PublishedBundle): string {
   const what = published.renewal ? 'Renew the static export link' : 'Point the deployment at a new static export';
-  return `${what} (${published.job.jobId})\n\nSets ${target.key}.bundleUrl in ${target.path} to a link that expires at ${published.bundle.expiresAt}.`;
+  const link = published.hosted ? 'a URL your team hosts, which does not expire' : `a link that expires at ${published.bundle.expiresAt}`;
+  return `${what} (${published.job.jobId})\n\nSets ${target.key}.bundleUrl in ${target.path} to ${link}.`;
 }
 
 /**
@@ -101,6 +106,7 @@ function commitMessage(target: ConfigTarget, published: PublishedBundle): string
  * unchanged body and the pull request is left alone.
  */
 export function pullRequestBody(target: ConfigTarget, published: PublishedBundle, changes: SettingChange[]): string {
+  if (published.hosted) return hostedBody(target, published, published.hosted, changes);
   const { job, bundle } = published;
   const newExpiry = formatUtc(bundle.expiresAt);
   const lines = [
@@ -127,9 +133,43 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
     '### What merging does',
     '',
     `The deployment fetches the new bundle at its next rollout (for example \`helm upgrade … -f ${target.path}\`). ` +
-      `The link expires at ${newExpiry}: roll out before then. Links are shown without their signature; the file holds the full link.`,
+      `The link expires at ${newExpiry}: roll out before then. Links are shown without their signature; the file holds the full link.`
+  );
+  if (published.shortLink) lines.push('', '### ⚠️ This link may not outlive the review', '', published.shortLink);
+  lines.push('', FOOTER);
+  return lines.join('\n');
+}
+
+const FOOTER = '<sub>Opened by the static export action. It keeps this one pull request current: later runs update it rather than open another.</sub>';
+
+/** The body for a URL the team hosts: nothing expires, and the URL was fetched as a pod would. */
+function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { sha256: string; sha256Checked: boolean }, changes: SettingChange[]): string {
+  const { job, bundle } = published;
+  const lines = [
+    `Points the deployment at export \`${job.jobId}\`${published.domain ? ` of **${published.domain}**` : ''}, hosted by your team at a URL that does not expire.`,
     '',
-    '<sub>Opened by the static export action. It keeps this one pull request current: later runs update it rather than open another.</sub>'
+    '| | |',
+    '|---|---|',
+    `| Export job | \`${job.jobId}\` |`,
+    `| Bundle URL | \`${bundle.bundleUrl}\` |`,
+    `| Bundle size | ${formatBytes(bundle.sizeBytes)} |`,
+    `| Archive SHA-256 | \`${hosted.sha256}\` |`,
+    '| URL expires | never: nothing to renew |',
+    `| Checked | an anonymous GET answered 200 with this size and gzip content${hosted.sha256Checked ? ', and the same SHA-256' : ''}, as the pods will fetch it |`,
+    '',
+    `### What changes in \`${target.path}\``,
+    '',
+    '| setting | before | after |',
+    '|---|---|---|'
+  ];
+  for (const change of changes) lines.push(`| \`${change.key}\` | ${showValue(change.before)} | ${showValue(change.after)} |`);
+  lines.push(
+    '',
+    '### What merging does',
+    '',
+    `The deployment fetches the bundle from this URL at its next rollout (for example \`helm upgrade … -f ${target.path}\`). The URL does not expire, so the review and the rollout can take as long as they need.`,
+    '',
+    FOOTER
   );
   return lines.join('\n');
 }

@@ -1,6 +1,10 @@
 // The publish action: start a static export (or reuse a finished one), wait for it, generate the
 // bundle link, and, when config-path is set, propose the deployment's configuration change as one
 // pull request. Reports outputs and a job summary.
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as core from '@actions/core';
 import { getOctokit } from '@actions/github';
 import { generateBundle } from '../platform/static-export.ts';
@@ -19,11 +23,17 @@ import { platformClient } from '../action/platform-inputs.ts';
 import { type PublishInputs, readPublishInputs } from './inputs.ts';
 import { type Validity, checkValidity, renewalPlan } from './renewal.ts';
 import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
-import { writeFailureSummary, writePublishSummary, writeSkipSummary } from './summary.ts';
+import { writeFailureSummary, writeHostedSummary, writePublishSummary, writeSkipSummary } from './summary.ts';
+import { Deadline } from '../action/deadline.ts';
+import { durableUrl, jobIdFromDurableUrl } from '../storage/durable-url.ts';
+import { checkKeepArchivePath, readArchive } from '../storage/kept-archive.ts';
+import { checkLinkMargin } from '../storage/link-margin.ts';
+import { checkAsPod } from '../storage/pod-check.ts';
 
 export async function run(cancellation = new Cancellation()): Promise<void> {
   const inputs = readInputs(readPublishInputs);
   if (!inputs) return;
+  const deadline = new Deadline(inputs.timeoutMs);
   const client = platformClient(inputs, cancellation);
   const octokit = inputs.config ? getOctokit(inputs.config.token) : undefined;
   let plan: ExportPlan | undefined;
@@ -34,9 +44,10 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     // What can fail without an export fails first: a download-path that holds files, a values file
     // that is missing or malformed, a token that cannot read it. A renewal starts from its link.
     if (inputs.download) await checkDownloadPath(inputs.download.given, inputs.download.path);
+    if (inputs.keepArchive) await checkKeepArchivePath(PublishInput.KeepArchive, inputs.keepArchive.given, inputs.keepArchive.path);
     const currentLink = inputs.config && octokit ? await readCurrentLink(octokit, inputs.config) : undefined;
     if (inputs.minValidityMs !== undefined) {
-      const validity = checkValidity(currentLink, inputs.minValidityMs);
+      const validity = checkValidity(currentLink, inputs.minValidityMs, Date.now(), inputs.durable?.template);
       core.info(validity.reason);
       if (!validity.due) {
         await reportSkip(validity, inputs);
@@ -44,6 +55,10 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
       }
     }
     core.setOutput(Output.Skipped, 'false');
+    if (inputs.durable && octokit) {
+      await proposeHostedUrl(octokit, inputs, currentLink, deadline, cancellation);
+      return;
+    }
     plan = exportPlan(inputs, currentLink);
     exported = await runExport(client, plan, {
       timeoutMs: inputs.timeoutMs,
@@ -58,11 +73,14 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     setExportOutputs(exported);
     core.info(`Bundle ready: ${exported.job.pageCount} pages, link valid until ${exported.bundle.expiresAt}.`);
     // Download before proposing the link: a bundle that fails its checks must not reach the deployment.
-    if (inputs.download) exported = await download(client, exported, inputs.download, cancellation);
+    if (inputs.download || inputs.keepArchive) exported = await download(client, exported, inputs, cancellation);
+    // A link that expires before the review is likely done: say so where the reviewer looks.
+    const shortLink = inputs.config && inputs.linkMarginMs !== undefined ? checkLinkMargin(exported.bundle.expiresAt, inputs.linkMarginMs) : undefined;
+    if (shortLink) core.warning(shortLink.message);
     // Only a completed export with a bundle reaches this point: a failed one changes no file.
     const renewal = !exported.started && currentLink !== undefined && jobIdFromLink(currentLink) === exported.job.jobId;
-    const config = inputs.config && octokit ? await proposeConfig(octokit, inputs, exported, renewal ? { previousLink: currentLink } : undefined) : undefined;
-    await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined);
+    const config = inputs.config && octokit ? await proposeConfig(octokit, inputs, exported, renewal ? { previousLink: currentLink } : undefined, shortLink?.note) : undefined;
+    await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined, shortLink?.message);
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;
     if (jobId) core.setOutput(Output.JobId, jobId);
@@ -76,18 +94,31 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
   }
 }
 
-async function download(client: ApiClient, exported: ExportResult, target: { given: string; path: string }, cancellation: Cancellation): Promise<ExportResult> {
+async function download(client: ApiClient, exported: ExportResult, inputs: PublishInputs, cancellation: Cancellation): Promise<ExportResult> {
+  const target = inputs.download;
+  // keep-archive alone still unpacks, into a folder of its own that goes afterwards: the kept archive
+  // passes every check a download-path would.
+  const directory = target?.path ?? join(process.env.RUNNER_TEMP ?? tmpdir(), `static-export-check-${randomBytes(6).toString('hex')}`);
   const downloaded = await downloadBundle({
     bundle: exported.bundle,
-    directory: target.path,
+    directory,
     renew: () => generateBundle(client, exported.job.jobId),
     log: (line) => core.info(line),
-    signal: cancellation.signal
-  });
-  core.setOutput(Output.BundlePath, downloaded.path);
-  core.setOutput(Output.BundleFiles, String(downloaded.files));
+    signal: cancellation.signal,
+    keepArchive: inputs.keepArchive && { input: PublishInput.KeepArchive, path: inputs.keepArchive.path }
+  }).finally(() => (target ? undefined : rm(directory, { recursive: true, force: true })));
   core.setOutput(Output.BundleSha256, downloaded.sha256);
-  core.info(`Unpacked ${downloaded.files} files (${formatBytes(downloaded.unpackedBytes)}) into ${target.given}; archive sha256 ${downloaded.sha256}.`);
+  if (target) {
+    core.setOutput(Output.BundlePath, downloaded.path);
+    core.setOutput(Output.BundleFiles, String(downloaded.files));
+    core.info(`Unpacked ${downloaded.files} files (${formatBytes(downloaded.unpackedBytes)}) into ${target.given}; archive sha256 ${downloaded.sha256}.`);
+  }
+  if (downloaded.kept) {
+    core.setOutput(Output.ArchivePath, downloaded.kept.path);
+    core.setOutput(Output.ArchiveSha256, downloaded.kept.sha256);
+    core.setOutput(Output.ArchiveSha256Path, downloaded.kept.sha256Path);
+    core.info(`Kept the archive as served (${formatBytes(downloaded.kept.bytes)}) at ${inputs.keepArchive!.given}, its SHA-256 in ${inputs.keepArchive!.given}.sha256.`);
+  }
   if (!downloaded.renewed) return exported;
   // The link expired on the way and was renewed: the outputs and the pull request carry the new one.
   const renewed = { ...exported, bundle: downloaded.bundle };
@@ -114,13 +145,61 @@ function exportPlan(inputs: PublishInputs, currentLink: string | undefined): Exp
 async function reportSkip(validity: Validity, inputs: PublishInputs): Promise<void> {
   core.setOutput(Output.Skipped, 'true');
   core.setOutput(Output.SkipReason, validity.reason);
+  if (validity.hosted) core.setOutput(Output.ExpiresAt, 'never');
   if (validity.expiresAt) core.setOutput(Output.ExpiresAt, validity.expiresAt.toISOString());
   core.setOutput(Output.ConfigChanged, 'false');
   core.setOutput(Output.PullRequestOperation, 'none');
   await writeSkipSummary(validity, inputs.config!, inputs.domain);
 }
 
-async function proposeConfig(octokit: Octokit, inputs: PublishInputs, exported: ExportResult, renewal?: { previousLink?: string }): Promise<ConfigUpdate> {
+/**
+ * bundle-url-template: the export was done and kept by an earlier step, and the archive uploaded to
+ * the team's storage. Check that the URL serves that archive to anyone, as a pod would fetch it,
+ * then propose it. Nothing is sent to the platform.
+ */
+async function proposeHostedUrl(octokit: Octokit, inputs: PublishInputs, currentLink: string | undefined, deadline: Deadline, cancellation: Cancellation): Promise<void> {
+  const hosted = inputs.durable!;
+  const plan = inputs.plan;
+  const jobId =
+    plan === 'auto' ? (currentLink && (jobIdFromDurableUrl(hosted.template, currentLink) ?? jobIdFromLink(currentLink))) : 'reuse' in plan ? plan.reuse : undefined;
+  if (!jobId) throw new InputError(PublishInput.JobId, 'auto found no export job id in the link in config-path. Give the job-id output of the step that exported and kept the archive.');
+  const archive = await readArchive(PublishInput.ArchivePath, hosted.archive.path);
+  const url = durableUrl(hosted.template, jobId);
+  core.info(`Checking ${url} as a pod would fetch it (a GET without credentials)…`);
+  const check = await checkAsPod(url, {
+    expectedBytes: archive.bytes,
+    sha256: hosted.checkSha256 ? archive.sha256 : undefined,
+    deadline,
+    signal: cancellation.signal,
+    log: (line) => core.info(line),
+    requestTimeoutMs: inputs.requestTimeoutMs
+  });
+  core.info(`${url} answers 200 to anyone: ${formatBytes(check.bytes)} of gzip${check.sha256Checked ? ', the same SHA-256 as the kept archive' : ''}.`);
+  const now = new Date().toISOString();
+  const exported: ExportResult = {
+    job: { jobId, status: 'completed', progress: 100, pageCount: 0, createdAt: now, updatedAt: now },
+    bundle: { jobId, bundleUrl: url, sizeBytes: archive.bytes, expiresAt: 'never' },
+    started: false,
+    waitedMs: 0
+  };
+  core.setOutput(Output.JobId, jobId);
+  core.setOutput(Output.BundleUrl, url);
+  core.setOutput(Output.ExpiresAt, 'never');
+  core.setOutput(Output.SizeBytes, String(archive.bytes));
+  core.setOutput(Output.ArchivePath, hosted.archive.path);
+  core.setOutput(Output.ArchiveSha256, archive.sha256);
+  const update = await proposeConfig(octokit, inputs, exported, undefined, undefined, { sha256: archive.sha256, sha256Checked: check.sha256Checked });
+  await writeHostedSummary(url, archive, check.sha256Checked, { target: inputs.config!, update });
+}
+
+async function proposeConfig(
+  octokit: Octokit,
+  inputs: PublishInputs,
+  exported: ExportResult,
+  renewal?: { previousLink?: string },
+  shortLink?: string,
+  hosted?: { sha256: string; sha256Checked: boolean }
+): Promise<ConfigUpdate> {
   const target = inputs.config!;
   const where = `${target.path} in ${target.repo.owner}/${target.repo.repo}`;
   core.info(`${target.dryRun ? 'Dry run: computing' : 'Proposing'} the change to ${where}…`);
@@ -129,7 +208,9 @@ async function proposeConfig(octokit: Octokit, inputs: PublishInputs, exported: 
     job: exported.job,
     bundle: exported.bundle,
     version: inputs.version,
-    renewal
+    renewal,
+    shortLink,
+    hosted
   });
   core.setOutput(Output.ConfigChanged, String(update.changed));
   core.setOutput(Output.PullRequestOperation, update.operation);

@@ -13,7 +13,7 @@ export interface ConfigSummary {
   update: ConfigUpdate;
 }
 
-export async function writePublishSummary(result: ExportResult, domain: string | undefined, config?: ConfigSummary): Promise<void> {
+export async function writePublishSummary(result: ExportResult, domain: string | undefined, config?: ConfigSummary, shortLink?: string): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   const { job, bundle } = result;
   core.summary
@@ -27,6 +27,7 @@ export async function writePublishSummary(result: ExportResult, domain: string |
       [{ data: 'Link', header: true }, `<code>${escapeHtml(redactLink(bundle.bundleUrl))}</code>`]
     ])
     .addRaw('The full link is in the <code>bundle-url</code> output; download it before it expires, or run again with <code>job-id</code> for a fresh one.', true);
+  if (shortLink) core.summary.addRaw(`<p>⚠️ <strong>This link may not outlive the review.</strong> ${escapeHtml(shortLink)}</p>`, true);
   if (config) addConfigSection(config);
   await core.summary.write();
 }
@@ -71,8 +72,30 @@ export async function writeFailureSummary(failure: {
     .write();
 }
 
+/** A run that proposed a URL the team hosts (bundle-url-template). */
+export async function writeHostedSummary(url: string, archive: { sha256: string; bytes: number }, sha256Checked: boolean, config: ConfigSummary): Promise<void> {
+  if (!process.env.GITHUB_STEP_SUMMARY) return;
+  core.summary.addHeading(`Static export: bundle hosted by your team`, 2).addTable([
+    [{ data: 'URL', header: true }, `<code>${escapeHtml(url)}</code>`],
+    [{ data: 'Expires', header: true }, 'never'],
+    [{ data: 'Size', header: true }, formatBytes(archive.bytes)],
+    [{ data: 'SHA-256', header: true }, `<code>${archive.sha256}</code>`],
+    [{ data: 'Checked as a pod', header: true }, `200 without credentials, right size, gzip${sha256Checked ? ', same SHA-256' : ''}`]
+  ]);
+  addConfigSection(config);
+  await core.summary.write();
+}
+
 export async function writeSkipSummary(validity: Validity, target: ConfigTarget, domain: string | undefined): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
+  if (validity.hosted) {
+    await core.summary
+      .addHeading(`Static export${domain ? ` of ${domain}` : ''}: hosted URL, nothing to renew`, 2)
+      .addRaw(`<p>${escapeHtml(validity.reason)}</p>`, true)
+      .addRaw('<p>No request was sent to the platform and no pull request was touched.</p>', true)
+      .write();
+    return;
+  }
   await core.summary
     .addHeading(`Static export${domain ? ` of ${domain}` : ''}: link still valid, nothing to do`, 2)
     .addRaw(`<p>${escapeHtml(validity.reason)}</p>`, true)

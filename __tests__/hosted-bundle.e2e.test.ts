@@ -1,0 +1,313 @@
+// End to end through dist/index.js: links that outlive the review. One step exports and keeps the
+// archive as served (keep-archive); the team uploads it to its own storage; a second step checks
+// the URL as a pod would (anonymously) and proposes it (bundle-url-template), with no platform key.
+// The storage is a plain static file server, and OpenStack Swift with s3api (a real S3-compatible
+// server, started by scripts/swift-s3.ts) for a private bucket and a public-read one.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildZip } from '../emulator/archive.ts';
+import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { runAction } from '../emulator/runner.ts';
+import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
+import { type SwiftS3, startSwiftS3, swiftMissing } from '../scripts/swift-s3.ts';
+
+const REPO = 'acme/deploy';
+const GITHUB_TOKEN = 'ghs_emulator_token';
+let platform: PlatformEmulator;
+let github: GitHubEmulator;
+let files: StaticFileServer;
+let workspace: string;
+
+beforeAll(async () => {
+  platform = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 } });
+  github = await startGitHubEmulator();
+  files = await startStaticFileServer();
+});
+afterAll(async () => {
+  await platform.close();
+  await github.close();
+  await files.close();
+});
+beforeEach(() => {
+  platform.requests.length = 0;
+  github.requests.length = 0;
+  files.requests.length = 0;
+  workspace = mkdtempSync(join(tmpdir(), 'workspace-'));
+  github.createRepo(REPO, { 'deploy/values.yaml': 'staticExport:\n  enabled: false\n  bundleUrl: ""\n' });
+});
+afterEach(() => rmSync(workspace, { recursive: true, force: true }));
+
+const env = (extra: Record<string, string> = {}) => ({ GITHUB_WORKSPACE: workspace, GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO, ...extra });
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+const writes = () => github.requests.filter((r) => r.method !== 'GET');
+
+/** The exporting step: export, keep the archive. */
+const exportAndKeep = (inputs: Record<string, string> = {}, extraEnv: Record<string, string> = {}) =>
+  runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'keep-archive': 'out/bundle.tar.gz', ...inputs }, env(extraEnv));
+
+/** The proposing step: no api-key, the kept archive, the hosted URL. */
+const proposeHosted = (template: string, jobId: string, inputs: Record<string, string> = {}, extraEnv: Record<string, string> = {}) =>
+  runAction(
+    'dist/index.js',
+    {
+      'api-url': platform.url,
+      'job-id': jobId,
+      'bundle-url-template': template,
+      'archive-path': 'out/bundle.tar.gz',
+      'config-path': 'deploy/values.yaml',
+      'github-token': GITHUB_TOKEN,
+      ...inputs
+    },
+    env(extraEnv)
+  );
+
+describe('keep-archive', () => {
+  it('keeps the archive byte for byte as served, with a sha256sum file, and no download-path', async () => {
+    const run = await exportAndKeep();
+    expect(run.code).toBe(0);
+    const kept = join(workspace, 'out', 'bundle.tar.gz');
+    const served = Buffer.from(await (await fetch(run.outputs['bundle-url'])).arrayBuffer());
+    expect(readFileSync(kept).equals(served)).toBe(true);
+    expect(run.outputs['archive-path']).toBe(kept);
+    expect(run.outputs['archive-sha256']).toBe(sha256(served));
+    expect(run.outputs['archive-sha256-path']).toBe(`${kept}.sha256`);
+    expect(readFileSync(`${kept}.sha256`, 'utf8')).toBe(`${sha256(served)}  bundle.tar.gz\n`);
+    expect(run.log).toContain('Kept the archive as served');
+    // Only the archive and its checksum: no unpacked tree, no staging file.
+    expect(readdirSync(workspace)).toEqual(['out']);
+    expect(readdirSync(join(workspace, 'out')).sort()).toEqual(['bundle.tar.gz', 'bundle.tar.gz.sha256']);
+    expect(run.outputs['bundle-path']).toBeUndefined();
+  });
+
+  it('keeps the same bytes after a download cut halfway and retried, beside download-path', async () => {
+    platform.addFault({ route: 'download', kind: 'truncate' });
+    const run = await exportAndKeep({ 'download-path': 'site' });
+    expect(run.code).toBe(0);
+    expect(run.log).toMatch(/stopped after [\d,]+ of [\d,]+ bytes/);
+    const served = Buffer.from(await (await fetch(run.outputs['bundle-url'])).arrayBuffer());
+    expect(readFileSync(join(workspace, 'out', 'bundle.tar.gz')).equals(served)).toBe(true);
+    expect(run.outputs['bundle-sha256']).toBe(run.outputs['archive-sha256']);
+    expect(existsSync(join(workspace, 'site', 'index.html'))).toBe(true);
+    expect(readdirSync(join(workspace, 'out')).sort()).toEqual(['bundle.tar.gz', 'bundle.tar.gz.sha256']);
+  });
+
+  it('keeps nothing when the bundle fails its checks', async () => {
+    const jobId = platform.seedExportJob({ domain: 'docs.example.com', archive: buildZip([{ path: 'readme.txt', content: 'no site here', type: 'file' }]) });
+    const run = await exportAndKeep({ 'job-id': jobId });
+    expect(run.code).toBe(1);
+    expect(run.log).toMatch(/::error::.*index\.html/);
+    expect(run.outputs['archive-path']).toBeUndefined();
+    expect(readdirSync(workspace)).toEqual([]);
+  });
+
+  it('adds no storage SDK to dist/', () => {
+    for (const bundle of ['dist/index.js', 'dist/agent-job/index.js', 'dist/feedback/index.js']) {
+      expect([bundle, /@aws-sdk\/|aws-sdk\/clients|minio-js|@google-cloud\/storage|@azure\/storage-blob/.test(readFileSync(bundle, 'utf8'))]).toEqual([bundle, false]);
+    }
+  });
+
+  it('refuses a path that exists, before any request', async () => {
+    mkdirSync(join(workspace, 'out'));
+    writeFileSync(join(workspace, 'out', 'bundle.tar.gz'), 'mine');
+    const run = await exportAndKeep();
+    expect(run.code).toBe(1);
+    expect(run.log).toContain("::error::keep-archive 'out/bundle.tar.gz': a file already exists there.");
+    expect(platform.requests).toEqual([]);
+    expect(readFileSync(join(workspace, 'out', 'bundle.tar.gz'), 'utf8')).toBe('mine');
+  });
+});
+
+describe('link-margin', () => {
+  it("warns in the log, the pull request and the summary when the platform's link (1 h here) expires within the margin", async () => {
+    const run = await exportAndKeep({ 'keep-archive': '', 'config-path': 'deploy/values.yaml', 'github-token': GITHUB_TOKEN });
+    expect(run.code).toBe(0);
+    expect(run.log).toMatch(/::warning::The platform's link expires at .*, in [\dhms ]+, sooner than link-margin \(3d 0h\)\..*bundle-url-template.*helm upgrade --set staticExport\.bundleUrl/);
+    const [pull] = github.pulls(REPO);
+    expect(pull.body).toContain('### ⚠️ This link may not outlive the review');
+    expect(pull.body).toMatch(/The platform's link expires at \d{4}-\d\d-\d\d \d\d:\d\d UTC, sooner than link-margin \(3d 0h\)\. .*bundle-url-template/);
+    expect(run.summary).toContain('This link may not outlive the review.');
+  });
+
+  it('says nothing when the link outlasts the margin, or the margin is off', async () => {
+    for (const margin of ['30m', 'off']) {
+      const run = await exportAndKeep({ 'keep-archive': '', 'config-path': 'deploy/values.yaml', 'github-token': GITHUB_TOKEN, 'link-margin': margin });
+      expect(run.code).toBe(0);
+      expect(run.log).not.toContain('link-margin');
+      expect(run.summary).not.toContain('may not outlive');
+      expect(github.pulls(REPO).at(-1)!.body).not.toContain('may not outlive');
+    }
+  });
+});
+
+describe('bundle-url-template with a plain static file server', () => {
+  /** Exports and keeps, then hosts the kept archive at /bundles/<job-id>/bundle.tar.gz. */
+  async function exportAndHost(): Promise<{ jobId: string; archive: Buffer; template: string }> {
+    const exported = await exportAndKeep();
+    expect(exported.code).toBe(0);
+    const jobId = exported.outputs['job-id'];
+    const archive = readFileSync(join(workspace, 'out', 'bundle.tar.gz'));
+    files.files.set(`/bundles/${jobId}/bundle.tar.gz`, archive);
+    platform.requests.length = 0;
+    return { jobId, archive, template: `${files.url}/bundles/<job-id>/bundle.tar.gz` };
+  }
+
+  it('proposes the hosted URL without a platform key, after an anonymous GET; a renewal then skips with zero calls', async () => {
+    const { jobId, archive, template } = await exportAndHost();
+    const url = `${files.url}/bundles/${jobId}/bundle.tar.gz`;
+    const run = await proposeHosted(template, jobId, { 'check-sha256': 'true' }, { RUNNER_DEBUG: '1' });
+    expect(run.code).toBe(0);
+    expect(platform.requests).toEqual([]);
+    // The check was one plain GET: nothing of the runner's token, no Authorization, no cookie.
+    expect(files.requests.map((r) => [r.method, r.path])).toEqual([['GET', `/bundles/${jobId}/bundle.tar.gz`]]);
+    expect(files.requests[0].headers.authorization).toBeUndefined();
+    expect(files.requests[0].headers.cookie).toBeUndefined();
+    expect(JSON.stringify(files.requests[0].headers)).not.toContain(GITHUB_TOKEN);
+    expect(run.log).toContain(`${url} answers 200 to anyone`);
+    expect(run.outputs['bundle-url']).toBe(url);
+    expect(run.outputs['expires-at']).toBe('never');
+    expect(run.outputs['size-bytes']).toBe(String(archive.length));
+    expect(run.outputs['archive-sha256']).toBe(sha256(archive));
+    const [pull] = github.pulls(REPO);
+    expect(github.fileAt(REPO, pull.head, 'deploy/values.yaml')).toContain(`bundleUrl: "${url}"`);
+    expect(pull.body).toContain('| URL expires | never: nothing to renew |');
+    expect(pull.body).toContain('and the same SHA-256');
+    expect(run.summary).toContain('bundle hosted by your team');
+    expect(run.log).not.toContain(GITHUB_TOKEN);
+
+    // Merged: the scheduled renewal finds a URL that does not expire, and sends nothing anywhere.
+    github.commitOnBranch(REPO, 'main', { 'deploy/values.yaml': github.fileAt(REPO, pull.head, 'deploy/values.yaml')! }, 'merge');
+    github.requests.length = 0;
+    files.requests.length = 0;
+    const renewal = await proposeHosted(template, 'auto', { 'min-validity': '72h' });
+    expect(renewal.code).toBe(0);
+    expect(renewal.outputs.skipped).toBe('true');
+    expect(renewal.outputs['expires-at']).toBe('never');
+    expect(renewal.outputs['skip-reason']).toContain('a URL your team hosts, which does not expire: nothing to renew.');
+    expect(platform.requests).toEqual([]);
+    expect(files.requests).toEqual([]);
+    expect(writes()).toEqual([]);
+  });
+
+  it('reads the job from a hosted URL with job-id: auto, even inside a file name', async () => {
+    const { jobId, archive } = await exportAndHost();
+    files.files.set(`/flat/${jobId}.tar.gz`, archive);
+    const template = `${files.url}/flat/<job-id>.tar.gz`;
+    github.createRepo(REPO, { 'deploy/values.yaml': `staticExport:\n  enabled: true\n  bundleUrl: "${files.url}/flat/${jobId}.tar.gz"\n` });
+    const run = await proposeHosted(template, 'auto');
+    expect(run.code).toBe(0);
+    expect(run.outputs['job-id']).toBe(jobId);
+    expect(run.outputs['config-changed']).toBe('false');
+  });
+
+  it.each([
+    ['404', (jobId: string) => files.files.delete(`/bundles/${jobId}/bundle.tar.gz`), /answered 404: nothing is there yet, so the pods would get the same 404\./],
+    ['403', (jobId: string) => files.answer(`/bundles/${jobId}/bundle.tar.gz`, 403), /answered 403 to a request without credentials: the pods will get the same answer and cannot fetch the site\. Nothing was proposed\. What usually fixes it: a bucket policy/],
+    ['a wrong size', (jobId: string) => files.files.set(`/bundles/${jobId}/bundle.tar.gz`, Buffer.from([0x1f, 0x8b, 0, 0])), /serves 4 bytes, but the kept archive has [\d,]+: it is another file, or an upload that did not finish\./],
+    ['a page that is not gzip', (jobId: string) => files.files.set(`/bundles/${jobId}/bundle.tar.gz`, Buffer.alloc(readFileSync(join(workspace, 'out', 'bundle.tar.gz')).length, 60)), /answered 200, but not with a gzip archive/]
+  ])('refuses %s before any GitHub write, and proposes nothing', async (_name, spoil, message) => {
+    const { jobId, template } = await exportAndHost();
+    spoil(jobId);
+    github.requests.length = 0;
+    const run = await proposeHosted(template, jobId);
+    expect(run.code).toBe(1);
+    expect(run.log).toMatch(message);
+    expect(writes()).toEqual([]);
+    expect(github.pulls(REPO)).toEqual([]);
+    expect(platform.requests).toEqual([]);
+  });
+
+  it('with check-sha256, refuses an object of the right size and other bytes', async () => {
+    const { jobId, archive, template } = await exportAndHost();
+    const other = Buffer.from(archive);
+    other[other.length - 1] ^= 0xff;
+    files.files.set(`/bundles/${jobId}/bundle.tar.gz`, other);
+    expect((await proposeHosted(template, jobId)).code).toBe(0); // size and magic alone cannot tell
+    const run = await proposeHosted(template, jobId, { 'check-sha256': 'true', 'pr-branch': 'static-export/other' });
+    expect(run.code).toBe(1);
+    expect(run.log).toMatch(/whose SHA-256 differs from the kept archive's/);
+  });
+
+  it('retries a 503 from the storage and then proposes', async () => {
+    const { jobId, template } = await exportAndHost();
+    files.answer(`/bundles/${jobId}/bundle.tar.gz`, 503, 1);
+    const run = await proposeHosted(template, jobId);
+    expect(run.code).toBe(0);
+    expect(run.log).toMatch(/answered 503\. Retrying in 1(\.0)? s \(2 tries left\)\./);
+  });
+
+  it.each([
+    [{ 'bundle-url-template': 'https://bundles.example.com/bundle.tar.gz' }, "::error::Input 'bundle-url-template': 'https://bundles.example.com/bundle.tar.gz' must contain <job-id> exactly once (it has it 0 times)"],
+    [{ 'bundle-url-template': 'http://bundles.example.com/<job-id>.tar.gz' }, 'must start with https:// (plain http:// is accepted on loopback only'],
+    [{ 'archive-path': '' }, "::error::Input 'archive-path': is required with bundle-url-template"],
+    [{ 'job-id': '' }, "::error::Input 'job-id': is required with bundle-url-template"]
+  ])('refuses bad input before any request: %j', async (inputs, message) => {
+    const run = await proposeHosted(`${files.url}/<job-id>.tar.gz`, 'se_0123456789abcdef', inputs);
+    expect(run.code).toBe(1);
+    expect(run.log).toContain(message);
+    expect(github.requests).toEqual([]);
+    expect(files.requests).toEqual([]);
+  });
+
+  it('still needs api-key for a run that exports', async () => {
+    const run = await runAction('dist/index.js', { 'api-url': platform.url, domain: 'docs.example.com' }, env());
+    expect(run.code).toBe(1);
+    expect(run.log).toContain("::error::Input 'api-key': is required to export: pass your admin API key from a secret");
+    expect(platform.requests).toEqual([]);
+  });
+
+  it('shows no key and no signature in the log, even with RUNNER_DEBUG=1', async () => {
+    const run = await exportAndKeep({ 'config-path': 'deploy/values.yaml', 'github-token': GITHUB_TOKEN }, { RUNNER_DEBUG: '1' });
+    expect(run.code).toBe(0);
+    const signature = new URL(run.outputs['bundle-url']).searchParams.get('X-Amz-Signature')!;
+    expect(signature.length).toBeGreaterThan(8);
+    for (const secret of [DEFAULT_API_KEY, GITHUB_TOKEN, signature]) expect(run.log).not.toContain(secret);
+    expect(run.log).toContain('::debug::');
+  });
+});
+
+// A real S3-compatible server. CI installs Swift (.ci/run), so there a missing Swift fails; on a
+// machine without it these tests say how to install it and are skipped.
+const missing = swiftMissing();
+if (missing && process.env.CI !== 'true') console.warn(`Skipping the Swift tests: ${missing}`);
+(missing && process.env.CI !== 'true' ? describe.skip : describe)('bundle-url-template against OpenStack Swift (s3api, SigV4)', () => {
+  let swift: SwiftS3;
+  beforeAll(async () => {
+    if (missing) throw new Error(`CI=true and Swift is not usable: ${missing}`);
+    swift = await startSwiftS3();
+    await swift.createBucket('private-bundles');
+    await swift.createBucket('public-bundles', 'public-read');
+  }, 60_000);
+  afterAll(() => swift?.stop());
+
+  it('checks the signature of uploads (SigV4)', async () => {
+    expect((await swift.s3('PUT', '/public-bundles/unsigned', Buffer.from('x'), {}, 'wrong-secret')).status).toBe(403);
+  });
+
+  it('refuses an object in a private bucket: clear message, nothing proposed', async () => {
+    const exported = await exportAndKeep();
+    const jobId = exported.outputs['job-id'];
+    await swift.putObject('private-bundles', `${jobId}/bundle.tar.gz`, readFileSync(join(workspace, 'out', 'bundle.tar.gz')));
+    github.requests.length = 0;
+    const run = await proposeHosted(swift.anonymousUrl('private-bundles', '<job-id>/bundle.tar.gz'), jobId);
+    expect(run.code).toBe(1);
+    expect(run.log).toMatch(/answered 401 to a request without credentials: the pods will get the same answer and cannot fetch the site\. Nothing was proposed\./);
+    expect(writes()).toEqual([]);
+    expect(github.pulls(REPO)).toEqual([]);
+  });
+
+  it('accepts an object in a public-read bucket, whole and with the same SHA-256, and proposes it', async () => {
+    const exported = await exportAndKeep();
+    const jobId = exported.outputs['job-id'];
+    await swift.putObject('public-bundles', `${jobId}/bundle.tar.gz`, readFileSync(join(workspace, 'out', 'bundle.tar.gz')));
+    const run = await proposeHosted(swift.anonymousUrl('public-bundles', '<job-id>/bundle.tar.gz'), jobId, { 'check-sha256': 'true' });
+    expect(run.code).toBe(0);
+    const url = swift.anonymousUrl('public-bundles', `${jobId}/bundle.tar.gz`);
+    const [pull] = github.pulls(REPO);
+    expect(github.fileAt(REPO, pull.head, 'deploy/values.yaml')).toContain(`bundleUrl: "${url}"`);
+    expect(run.log).toContain('the same SHA-256 as the kept archive');
+  });
+});

@@ -1,0 +1,112 @@
+// The bundle's archive kept byte for byte as the platform served it, beside a `<path>.sha256` file
+// in sha256sum's format, so a later step can upload it to the team's own storage with the tools it
+// trusts (`aws s3 cp`, `mc cp`) and anyone can check it (`sha256sum -c`).
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { link, lstat, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { Transform, type TransformCallback } from 'node:stream';
+
+export interface KeptArchive {
+  /** The archive, absolute. */
+  path: string;
+  sha256: string;
+  /** `<path>.sha256`, absolute. */
+  sha256Path: string;
+  bytes: number;
+}
+
+export class ArchiveError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ArchiveError';
+  }
+}
+
+/** Refuses a path (or its .sha256) that exists: the action does not overwrite files it did not write. */
+export async function checkKeepArchivePath(input: string, given: string, path: string): Promise<void> {
+  for (const candidate of [path, `${path}.sha256`]) {
+    if (await exists(candidate)) {
+      throw new ArchiveError(`${input} '${given}': ${candidate === path ? 'a file' : `${basename(candidate)}`} already exists there. The action does not overwrite files it did not write: point ${input} at a new path, or remove the file in an earlier step.`);
+    }
+  }
+}
+
+/** Where the archive is written while it downloads: beside its final path, so placing it is a rename on one disk. */
+export function archiveStagingPath(path: string): string {
+  return join(dirname(path), `.${basename(path)}.partial-${randomBytes(6).toString('hex')}`);
+}
+
+/**
+ * Copies every byte that passes into a file, one chunk at a time (the next chunk waits for the
+ * disk), so memory stays flat whatever the archive's size. Each attempt starts the file afresh.
+ */
+export function archiveCopy(path: string): Transform {
+  let file: WriteStream | undefined;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback: TransformCallback) {
+      if (!file) {
+        file = createWriteStream(path, { flags: 'w' });
+        file.once('error', (error) => this.destroy(error));
+      }
+      file.write(chunk, (error) => (error ? callback(error) : callback(null, chunk)));
+    },
+    flush(callback: TransformCallback) {
+      if (!file) file = createWriteStream(path, { flags: 'w' });
+      file.end(callback);
+    },
+    destroy(error, callback) {
+      file?.destroy();
+      callback(error);
+    }
+  });
+}
+
+/** Puts the staged archive at `path` (never over an existing file) and writes `<path>.sha256`. */
+export async function placeArchive(input: string, staged: string, path: string, sha256: string, bytes: number): Promise<KeptArchive> {
+  try {
+    await link(staged, path); // fails if something appeared at path meanwhile, where a rename would replace it
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new ArchiveError(`${input}: a file appeared at ${path} while the bundle downloaded; it was left alone and the archive was not kept.`);
+    throw error;
+  }
+  await rm(staged, { force: true });
+  const sha256Path = `${path}.sha256`;
+  await writeFile(sha256Path, sha256Line(sha256, path), { flag: 'wx' });
+  return { path, sha256, sha256Path, bytes };
+}
+
+/** `<hex>  <file name>`: what `sha256sum -c` reads, run from the archive's folder. */
+export function sha256Line(sha256: string, path: string): string {
+  return `${sha256}  ${basename(path)}\n`;
+}
+
+/** Size and SHA-256 of an archive on disk (streamed), refusing one that is not gzip. */
+export async function readArchive(input: string, path: string): Promise<{ sha256: string; bytes: number }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  let head = Buffer.alloc(0);
+  try {
+    for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+      if (head.length < 2) head = Buffer.concat([head, chunk.subarray(0, 2)]);
+      hash.update(chunk);
+      bytes += chunk.length;
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ArchiveError(`${input} '${path}' cannot be read (${code ?? String(error)}). Point it at the archive kept by the exporting job (its keep-archive).`);
+  }
+  if (!isGzip(head)) throw new ArchiveError(`${input} '${path}' is not a gzip archive (it does not start with 1f 8b). Point it at the .tar.gz the exporting job kept.`);
+  return { sha256: hash.digest('hex'), bytes };
+}
+
+export function isGzip(head: Buffer): boolean {
+  return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false
+  );
+}
