@@ -176,11 +176,12 @@ describe('agent-job: errors a person can act on', () => {
     expect(Date.now() - sent).toBeLessThan(2000);
     expect(run.code).not.toBe(0);
     expect(run.log).toContain(`Received SIGTERM. The agent job ${id} goes on on the server; a later run can wait on it with job-id: ${id}.`);
+    expect(run.outputs['job-id']).toBe(id);
   });
 
   it.each([
     [{ prompt: 'x', 'job-id': 'abc' }, "::error::Input 'job-id': and prompt are both set."],
-    [{}, "::error::Input 'prompt': or job-id is required."],
+    [{}, "::error::Input 'prompt': neither prompt nor job-id is set. Give prompt to start an agent job, or job-id to wait on one already started."],
     [{ 'project-id': '', prompt: 'x' }, "::error::Input 'project-id': is required."],
     [{ prompt: 'x', 'fail-on-failed': 'yes' }, "::error::Input 'fail-on-failed': 'yes' is not a boolean."],
     [{ prompt: 'x', 'api-key': 'mint_dsc_assistant' }, "::error::Input 'api-key': is an assistant key"]

@@ -162,7 +162,7 @@ describe('nothing is written when it should not be', () => {
       expect(result.outputs.status).toBe('failed');
       expect(writes()).toEqual([]);
       expect(github.pulls(REPO)).toHaveLength(0);
-      expect(result.summary).toContain('No configuration was changed');
+      expect(result.summary).toContain('No configuration was changed: the deployment keeps serving its current bundle.');
     } finally {
       await live.close();
     }

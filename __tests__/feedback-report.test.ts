@@ -99,12 +99,35 @@ describe('date inputs', () => {
   });
 
   it.each([
-    ['2024-02-30', "Input 'date-from': '2024-02-30' is not a calendar date (2024-02 has no day 30)"],
+    ['2024-02-30', "Input 'date-from': '2024-02-30' is not a calendar date: February 2024 has 29 days."],
+    ['2024-13-01', "Input 'date-from': '2024-13-01' is not a calendar date: there is no month 13 (months run from 01 to 12)."],
+    ['2023-04-00', "Input 'date-from': '2023-04-00' is not a calendar date: days start at 01."],
     ['05/01/2024', "Input 'date-from': '05/01/2024' is not a date. Use YYYY-MM-DD"],
     ['2024-05-01T25:00Z', "Input 'date-from': '2024-05-01T25:00Z' has no such time of day"],
     ['yesterday', "Input 'date-from': 'yesterday' is not a date"]
   ])('refuses %s', (raw, message) => {
     expect(() => parseFeedbackDate('date-from', raw)).toThrow(message);
+  });
+
+  it('agrees with the Gregorian calendar on 2,000 random dates, valid or not', () => {
+    const seed0 = Number(process.env.TEST_SEED ?? 20261124);
+    let seed = seed0;
+    const rand = (n: number) => Math.floor(((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * n);
+    const leap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+    const daysIn = (y: number, m: number) => [31, leap(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!;
+    for (let i = 0; i < 2_000; i++) {
+      const [y, m, d] = [1600 + rand(800), rand(15), rand(33)];
+      const text = `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+      const valid = m >= 1 && m <= 12 && d >= 1 && d <= daysIn(y, m);
+      let outcome: string;
+      try {
+        outcome = String(parseFeedbackDate('date-from', text));
+      } catch (error) {
+        outcome = (error as Error).message;
+      }
+      const expected = valid ? String(Date.UTC(y, m - 1, d)) : expect.stringMatching(/is not a calendar date: (there is no month|days start at 01|\w+ \d+ has \d+ days)/);
+      expect({ seed: seed0, i, text, outcome }).toEqual({ seed: seed0, i, text, outcome: expected });
+    }
   });
 
   it('defaults to the 30 days up to the start of tomorrow (UTC)', () => {

@@ -233,7 +233,8 @@ describe('feedback: faults and errors', () => {
   });
 
   it.each([
-    [{ 'date-from': '2024-02-30' }, "::error::Input 'date-from': '2024-02-30' is not a calendar date (2024-02 has no day 30)."],
+    [{ 'date-from': '2024-02-30' }, "::error::Input 'date-from': '2024-02-30' is not a calendar date: February 2024 has 29 days."],
+    [{ 'date-from': '2024-13-01' }, "::error::Input 'date-from': '2024-13-01' is not a calendar date: there is no month 13 (months run from 01 to 12)."],
     [{ 'date-to': '31/05/2024' }, "::error::Input 'date-to': '31/05/2024' is not a date. Use YYYY-MM-DD"],
     [{ 'date-from': '2024-05-31', 'date-to': '2024-05-01' }, "::error::Input 'date-to': '2024-05-01' is not after date-from '2024-05-31'."],
     [{ source: 'email' }, "::error::Input 'source': 'email' is not a feedback source. Use one of code_snippet, contextual, agent, thumbs_only"],

@@ -199,7 +199,7 @@ describe('publish: errors a person can act on', () => {
     expect(run.stdout).toContain('::error::Reusing export job se_0000000000000000 failed: there is no export job se_0000000000000000 (404)');
   });
 
-  it('a failed job: quotes its error, sets status, and says the deployment is unchanged', async () => {
+  it('a failed job: quotes its error, sets status, and speaks of no configuration it was not given', async () => {
     emulator.profile = { queuedMs: 100, runMs: 1500, failAt: 50, error: 'Rendering failed on page /guides/broken' };
     const run = await runAction(BUNDLE, inputs());
     expect(run.code).toBe(1);
@@ -207,7 +207,9 @@ describe('publish: errors a person can act on', () => {
     expect(run.outputs['bundle-url']).toBeUndefined();
     expect(run.log).toMatch(/::error::The export of docs\.example\.com failed at 50% \(\d+ pages done\): Rendering failed on page \/guides\/broken\./);
     expect(run.summary).toContain('Static export of docs.example.com: failed');
-    expect(run.summary).toContain('No configuration was changed');
+    // No config-path: the summary says nothing of a configuration it was not given.
+    expect(run.summary).toContain('Nothing was exported; run the step again once the cause is fixed.');
+    expect(run.summary).not.toMatch(/configuration/i);
     expect(calls('bundle')).toBe(0);
   });
 
@@ -230,7 +232,10 @@ describe('publish: cancellation and secrets', () => {
     const run = await action.done;
     expect(Date.now() - sent).toBeLessThan(2000);
     expect(run.code).not.toBe(0);
-    expect(run.log).toMatch(new RegExp(`Received ${signal}\\. The export job se_\\w+ goes on on the server; a later run can pick it up with job-id: se_\\w+\\.`));
+    const named = run.log.match(new RegExp(`Received ${signal}\\. The export job (se_\\w+) goes on on the server; a later run can pick it up with job-id: se_\\w+\\.`));
+    expect(named).not.toBeNull();
+    // The job the log names is in the outputs too, for an `if: cancelled()` step to pick up.
+    expect(run.outputs['job-id']).toBe(named![1]);
   });
 
   it('never prints the key, not even with step debug logging on', async () => {

@@ -7,6 +7,8 @@ export class Cancellation {
   readonly controller = new AbortController();
   /** What to tell the user if the step is cancelled now (e.g. which job goes on on the server). */
   note = 'Cancelled.';
+  /** Outputs a cancelled step still sets, so a later step can use what the note names (the job id). */
+  outputs: Record<string, string> = {};
 
   get signal(): AbortSignal {
     return this.controller.signal;
@@ -21,6 +23,7 @@ export async function runAction(run: (cancellation: Cancellation) => Promise<voi
   const onSignal = (signal: NodeJS.Signals) => {
     if (cancellation.signal.aborted) return;
     core.info(`Received ${signal}. ${cancellation.note}`);
+    for (const [name, value] of Object.entries(cancellation.outputs)) core.setOutput(name, value);
     process.exitCode = 1;
     cancellation.controller.abort(new CancelledError(signal));
     setTimeout(() => process.exit(1), CANCEL_GRACE_MS).unref();

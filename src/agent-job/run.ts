@@ -39,7 +39,7 @@ export function readAgentJobInputs(): AgentJobInputs {
   } else if (prompt !== '') {
     plan = { start: { prompt } };
   } else {
-    throw new InputError(Input.Prompt, 'or job-id is required. Give prompt to start an agent job, or job-id to wait on one already started.');
+    throw new InputError(Input.Prompt, 'neither prompt nor job-id is set. Give prompt to start an agent job, or job-id to wait on one already started.');
   }
 
   return {
@@ -69,6 +69,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
       onJob: (id) => {
         jobId = id;
         cancellation.note = `The agent job ${id} goes on on the server; a later run can wait on it with job-id: ${id}.`;
+        cancellation.outputs[Output.JobId] = id;
       }
     });
     setOutputs(result.job);

@@ -32,6 +32,8 @@ export interface DownloadBundleOptions {
   limits?: Partial<UnpackLimits>;
   /** Lines for the log. */
   log: (line: string) => void;
+  /** How the log names the directory: the path as the user gave it. */
+  shownAs?: string;
   signal?: AbortSignal;
   /** Transient faults retried per link. */
   retries?: number;
@@ -114,7 +116,7 @@ export async function downloadBundle(options: DownloadBundleOptions): Promise<Do
     placed = true;
     const result: DownloadedBundle = { path: target, renewed, bundle, ...fetched, kept };
     options.log(
-      `Unpacked ${result.files.toLocaleString('en-US')} files (${formatBytes(result.unpackedBytes)}) from a ${formatBytes(result.bytes)} ${result.format} into ${options.directory} in ${formatSeconds(Date.now() - started)}; sha256 ${result.sha256}.`
+      `Unpacked ${result.files.toLocaleString('en-US')} files (${formatBytes(result.unpackedBytes)}) from a ${formatBytes(result.bytes)} ${result.format} into ${options.shownAs ?? options.directory} in ${formatSeconds(Date.now() - started)}; sha256 ${result.sha256}.`
     );
     return result;
   } finally {

@@ -16,17 +16,27 @@ export function parseFeedbackDate(name: string, raw: string): number {
   const fix = 'Use YYYY-MM-DD (for example 2024-05-01) or an ISO 8601 date-time such as 2024-05-01T12:00:00Z.';
   if (!match) throw new InputError(name, `'${raw}' is not a date. ${fix}`);
   const [, year, month, day, hour, minute, second, , zone] = match;
-  // Date.UTC rolls 2024-02-30 over to March 1; a real calendar date reads back unchanged.
+  const problem = calendarProblem(Number(year), Number(month), Number(day));
+  if (problem) throw new InputError(name, `'${raw}' is not a calendar date: ${problem}. ${fix}`);
   const midnight = Date.UTC(Number(year), Number(month) - 1, Number(day));
-  if (new Date(midnight).toISOString().slice(0, 10) !== `${year}-${month}-${day}`) {
-    throw new InputError(name, `'${raw}' is not a calendar date (${year}-${month} has no day ${Number(day)}). ${fix}`);
-  }
   if (hour === undefined) return midnight;
   if (Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59) throw new InputError(name, `'${raw}' has no such time of day. ${fix}`);
   const withZone = zone === undefined ? `${text}Z` : text.replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
   const ms = Date.parse(withZone);
   if (Number.isNaN(ms)) throw new InputError(name, `'${raw}' is not a date. ${fix}`);
   return ms;
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** What is wrong with a year, month and day, in words; undefined for a real date. */
+function calendarProblem(year: number, month: number, day: number): string | undefined {
+  if (month < 1 || month > 12) return `there is no month ${month} (months run from 01 to 12)`;
+  // Day 0 of the next month is the last day of this one.
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1) return 'days start at 01';
+  if (day > days) return `${MONTHS[month - 1]} ${year} has ${days} days`;
+  return undefined;
 }
 
 /**

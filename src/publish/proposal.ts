@@ -2,7 +2,7 @@
 // on the base branch, change exactly the static export settings, and propose that as one pull
 // request (or, in a dry run, only show it). Runs only after a completed export and a bundle.
 import type { Bundle, ExportJob } from '../platform/static-export.ts';
-import { linkExpiry, redactLink } from '../values/link.ts';
+import { linkExpiry, linkFingerprint, redactLink } from '../values/link.ts';
 import { type SettingChange, patchValuesFile } from '../values/values-file.ts';
 import { formatBytes, formatUtc } from '../action/format.ts';
 import { type BaseFile, type Octokit, PullRequestError, type Repo, proposeChange, readBaseFile } from '../github/pull-request.ts';
@@ -125,9 +125,7 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
   }
   lines.push(`| New link expires | ${newExpiry} |`, '');
   lines.push(`### What changes in \`${target.path}\``, '', '| setting | before | after |', '|---|---|---|');
-  for (const change of changes) {
-    lines.push(`| \`${change.key}\` | ${showValue(change.before)} | ${showValue(change.after)} |`);
-  }
+  for (const change of changes) lines.push(changeRow(change));
   lines.push(
     '',
     '### What merging does',
@@ -162,7 +160,7 @@ function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { 
     '| setting | before | after |',
     '|---|---|---|'
   ];
-  for (const change of changes) lines.push(`| \`${change.key}\` | ${showValue(change.before)} | ${showValue(change.after)} |`);
+  for (const change of changes) lines.push(changeRow(change));
   lines.push(
     '',
     '### What merging does',
@@ -174,9 +172,36 @@ function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { 
   return lines.join('\n');
 }
 
+/**
+ * One row of the "What changes" table. Two links that look the same once their signatures are hidden
+ * (a renewal) are told apart by their expiry, or by a fingerprint when the expiries match too.
+ */
+export function changeRow(change: { key: string; before: unknown; after: unknown }): string {
+  let before = showValue(change.before);
+  let after = showValue(change.after);
+  if (before === after && isLink(change.before) && isLink(change.after) && change.before !== change.after) {
+    const [was, will] = [change.before, change.after].map((link) => {
+      const expiry = linkExpiry(link);
+      return expiry ? `expires ${formatUtc(expiry.toISOString())}` : undefined;
+    });
+    if (was && will && was !== will) {
+      before += ` (${was})`;
+      after += ` (${will})`;
+    } else {
+      before += ` (link #${linkFingerprint(change.before)})`;
+      after += ` (link #${linkFingerprint(change.after)})`;
+    }
+  }
+  return `| \`${change.key}\` | ${before} | ${after} |`;
+}
+
+function isLink(value: unknown): value is string {
+  return typeof value === 'string' && /^https?:\/\//.test(value);
+}
+
 /** A setting's value for people: links without their signature, other values as JSON. */
 export function showValue(value: unknown): string {
   if (value === undefined) return '(not set)';
-  if (typeof value === 'string' && /^https?:\/\//.test(value)) return `\`${redactLink(value)}\``;
+  if (isLink(value)) return `\`${redactLink(value)}\``;
   return `\`${JSON.stringify(value)}\``;
 }

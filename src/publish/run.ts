@@ -23,7 +23,7 @@ import { platformClient } from '../action/platform-inputs.ts';
 import { type PublishInputs, readPublishInputs } from './inputs.ts';
 import { type Validity, checkValidity, renewalPlan } from './renewal.ts';
 import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
-import { writeFailureSummary, writeHostedSummary, writePublishSummary, writeSkipSummary } from './summary.ts';
+import { type DownloadedSite, writeFailureSummary, writeHostedSummary, writePublishSummary, writeSkipSummary } from './summary.ts';
 import { Deadline } from '../action/deadline.ts';
 import { durableUrl, jobIdFromDurableUrl } from '../storage/durable-url.ts';
 import { checkKeepArchivePath, readArchive } from '../storage/kept-archive.ts';
@@ -68,19 +68,21 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
       onJob: (id) => {
         jobId = id;
         cancellation.note = `The export job ${id} goes on on the server; a later run can pick it up with job-id: ${id}.`;
+        cancellation.outputs[Output.JobId] = id;
       }
     });
     setExportOutputs(exported);
     core.info(`Bundle ready: ${exported.job.pageCount} pages, link valid until ${exported.bundle.expiresAt}.`);
     // Download before proposing the link: a bundle that fails its checks must not reach the deployment.
-    if (inputs.download || inputs.keepArchive) exported = await download(client, exported, inputs, cancellation);
+    let site: DownloadedSite | undefined;
+    if (inputs.download || inputs.keepArchive) ({ exported, site } = await download(client, exported, inputs, cancellation));
     // A link that expires before the review is likely done: say so where the reviewer looks.
     const shortLink = inputs.config && inputs.linkMarginMs !== undefined ? checkLinkMargin(exported.bundle.expiresAt, inputs.linkMarginMs) : undefined;
     if (shortLink) core.warning(shortLink.message);
     // Only a completed export with a bundle reaches this point: a failed one changes no file.
     const renewal = !exported.started && currentLink !== undefined && jobIdFromLink(currentLink) === exported.job.jobId;
     const config = inputs.config && octokit ? await proposeConfig(octokit, inputs, exported, renewal ? { previousLink: currentLink } : undefined, shortLink?.note) : undefined;
-    await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined, shortLink?.message);
+    await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined, shortLink?.message, site);
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;
     if (jobId) core.setOutput(Output.JobId, jobId);
@@ -88,13 +90,13 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     if (failedJob) core.setOutput(Output.Status, failedJob.status);
     const message = explainPublishError(error, inputs, plan, jobId);
     core.setFailed(message);
-    await writeFailureSummary({ domain: inputs.domain, jobId, job: failedJob, message, exported: exported !== undefined });
+    await writeFailureSummary({ domain: inputs.domain, jobId, job: failedJob, message, exported: exported !== undefined, configured: inputs.config !== undefined });
   } finally {
     client.dispose();
   }
 }
 
-async function download(client: ApiClient, exported: ExportResult, inputs: PublishInputs, cancellation: Cancellation): Promise<ExportResult> {
+async function download(client: ApiClient, exported: ExportResult, inputs: PublishInputs, cancellation: Cancellation): Promise<{ exported: ExportResult; site?: DownloadedSite }> {
   const target = inputs.download;
   // keep-archive alone still unpacks, into a folder of its own that goes afterwards: the kept archive
   // passes every check a download-path would.
@@ -104,6 +106,7 @@ async function download(client: ApiClient, exported: ExportResult, inputs: Publi
     directory,
     renew: () => generateBundle(client, exported.job.jobId),
     log: (line) => core.info(line),
+    shownAs: target?.given ?? 'a temporary folder (checked, then removed)',
     signal: cancellation.signal,
     keepArchive: inputs.keepArchive && { input: PublishInput.KeepArchive, path: inputs.keepArchive.path }
   }).finally(() => (target ? undefined : rm(directory, { recursive: true, force: true })));
@@ -111,19 +114,19 @@ async function download(client: ApiClient, exported: ExportResult, inputs: Publi
   if (target) {
     core.setOutput(Output.BundlePath, downloaded.path);
     core.setOutput(Output.BundleFiles, String(downloaded.files));
-    core.info(`Unpacked ${downloaded.files} files (${formatBytes(downloaded.unpackedBytes)}) into ${target.given}; archive sha256 ${downloaded.sha256}.`);
   }
+  const site = target && { path: target.given, files: downloaded.files, unpackedBytes: downloaded.unpackedBytes, archiveBytes: downloaded.bytes, sha256: downloaded.sha256 };
   if (downloaded.kept) {
     core.setOutput(Output.ArchivePath, downloaded.kept.path);
     core.setOutput(Output.ArchiveSha256, downloaded.kept.sha256);
     core.setOutput(Output.ArchiveSha256Path, downloaded.kept.sha256Path);
     core.info(`Kept the archive as served (${formatBytes(downloaded.kept.bytes)}) at ${inputs.keepArchive!.given}, its SHA-256 in ${inputs.keepArchive!.given}.sha256.`);
   }
-  if (!downloaded.renewed) return exported;
+  if (!downloaded.renewed) return { exported, site };
   // The link expired on the way and was renewed: the outputs and the pull request carry the new one.
   const renewed = { ...exported, bundle: downloaded.bundle };
   setExportOutputs(renewed);
-  return renewed;
+  return { exported: renewed, site };
 }
 
 /** The link the values file holds now (undefined when none); throws on a file that does not parse. */

@@ -13,7 +13,17 @@ export interface ConfigSummary {
   update: ConfigUpdate;
 }
 
-export async function writePublishSummary(result: ExportResult, domain: string | undefined, config?: ConfigSummary, shortLink?: string): Promise<void> {
+/** What download-path unpacked, for the summary. */
+export interface DownloadedSite {
+  /** The path as the user gave it. */
+  path: string;
+  files: number;
+  unpackedBytes: number;
+  archiveBytes: number;
+  sha256: string;
+}
+
+export async function writePublishSummary(result: ExportResult, domain: string | undefined, config?: ConfigSummary, shortLink?: string, site?: DownloadedSite): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   const { job, bundle } = result;
   core.summary
@@ -28,6 +38,14 @@ export async function writePublishSummary(result: ExportResult, domain: string |
     ])
     .addRaw('The full link is in the <code>bundle-url</code> output; download it before it expires, or run again with <code>job-id</code> for a fresh one.', true);
   if (shortLink) core.summary.addRaw(`<p>⚠️ <strong>This link may not outlive the review.</strong> ${escapeHtml(shortLink)}</p>`, true);
+  if (site) {
+    core.summary.addHeading('Downloaded site', 3).addTable([
+      [{ data: 'Path', header: true }, `<code>${escapeHtml(site.path)}</code> (the <code>bundle-path</code> output)`],
+      [{ data: 'Files', header: true }, `${site.files.toLocaleString('en-US')} (${formatBytes(site.unpackedBytes)})`],
+      [{ data: 'Archive', header: true }, `${formatBytes(site.archiveBytes)}, checked before unpacking`],
+      [{ data: 'SHA-256', header: true }, `<code>${site.sha256}</code>`]
+    ]);
+  }
   if (config) addConfigSection(config);
   await core.summary.write();
 }
@@ -55,6 +73,8 @@ export async function writeFailureSummary(failure: {
   message: string;
   /** True when the export succeeded and a later step (the configuration) failed. */
   exported?: boolean;
+  /** True when the step was to propose a configuration change (config-path set). */
+  configured?: boolean;
 }): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   const rows = [];
@@ -68,7 +88,7 @@ export async function writeFailureSummary(failure: {
   if (rows.length) summary.addTable(rows);
   await summary
     .addRaw(`<p><strong>What happened:</strong> ${escapeHtml(failure.message)}</p>`, true)
-    .addRaw(`<p>${failure.exported ? 'The export is done, but what came after it failed (see above); no pull request was opened or changed after the failure. The bundle link is in the <code>bundle-url</code> output.' : 'No configuration was changed.'} The deployment keeps serving its current bundle.</p>`, true)
+    .addRaw(`<p>${failureConsequence(failure)}</p>`, true)
     .write();
 }
 
@@ -104,4 +124,13 @@ export async function writeSkipSummary(validity: Validity, target: ConfigTarget,
       true
     )
     .write();
+}
+
+/** What the failure means for the user, said only of what the step was set up to do. */
+function failureConsequence(failure: { exported?: boolean; configured?: boolean }): string {
+  if (failure.exported) {
+    const link = 'The export is done, but what came after it failed (see above). The bundle link is in the <code>bundle-url</code> output.';
+    return failure.configured ? `${link} No pull request was opened or changed after the failure; the deployment keeps serving its current bundle.` : link;
+  }
+  return failure.configured ? 'No configuration was changed: the deployment keeps serving its current bundle.' : 'Nothing was exported; run the step again once the cause is fixed.';
 }

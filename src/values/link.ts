@@ -1,4 +1,5 @@
 // Reads what can be read from a presigned bundle link without fetching it, and shows it safely.
+import { createHash } from 'node:crypto';
 
 /** When a presigned link stops working; `undefined` when the link does not say, or says it badly. */
 export function linkExpiry(link: string): Date | undefined {
@@ -91,4 +92,12 @@ function utcDate([year, month, day, hour, minute, second]: number[]): Date | und
     date.getUTCMinutes() === minute &&
     date.getUTCSeconds() === second;
   return valid ? date : undefined;
+}
+
+/**
+ * A short mark that tells two links apart when their shown forms are the same (a renewal changes
+ * only the signature): 8 hex digits of the link's SHA-256, which reveal nothing of the signature.
+ */
+export function linkFingerprint(link: string): string {
+  return createHash('sha256').update(link).digest('hex').slice(0, 8);
 }

@@ -1,0 +1,50 @@
+// The "What changes" row of the configuration pull request: a reviewer must be able to tell the old
+// link from the new one, without the table ever showing a signature.
+import { describe, expect, it } from '@jest/globals';
+import { changeRow } from '../src/publish/proposal.ts';
+
+function presigned(jobId: string, signedAt: Date, lifetimeS: number, signature: string): string {
+  const amzDate = signedAt.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return `https://exports.s3.amazonaws.com/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${amzDate}&X-Amz-Expires=${lifetimeS}&X-Amz-Signature=${signature}`;
+}
+
+function cells(row: string): [string, string] {
+  const parts = row.split(' | ');
+  return [parts[1]!, parts[2]!.replace(/ \|$/, '')];
+}
+
+describe('changeRow', () => {
+  it('shows the expiry of each side when a renewal changes only the signature', () => {
+    const before = presigned('se_d296aa', new Date('2026-11-20T10:00:00Z'), 604_800, 'a'.repeat(64));
+    const after = presigned('se_d296aa', new Date('2026-11-24T10:00:00Z'), 604_800, 'b'.repeat(64));
+    expect(changeRow({ key: 'staticExport.bundleUrl', before, after })).toBe(
+      '| `staticExport.bundleUrl` | `https://exports.s3.amazonaws.com/se_d296aa/bundle.tar.gz?…` (expires 2026-11-27 10:00 UTC) | `https://exports.s3.amazonaws.com/se_d296aa/bundle.tar.gz?…` (expires 2026-12-01 10:00 UTC) |'
+    );
+  });
+
+  it('leaves rows whose values already differ as they are', () => {
+    expect(changeRow({ key: 'staticExport.version', before: undefined, after: '2024-06-01' })).toBe('| `staticExport.version` | (not set) | `"2024-06-01"` |');
+  });
+
+  it('tells any two different links apart and never shows a signature (500 random pairs)', () => {
+    let seed = Number(process.env.TEST_SEED ?? 1234);
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const hex = (n: number) => Array.from({ length: n }, () => Math.floor(rand() * 16).toString(16)).join('');
+    for (let i = 0; i < 500; i++) {
+      const job = `se_${hex(16)}`;
+      const base = Date.UTC(2026, 10, 1) + Math.floor(rand() * 30 * 86_400_000);
+      // Often the same instant or less than a minute apart, where the shown expiries match.
+      const shift = [0, Math.floor(rand() * 59_000), Math.floor(rand() * 7 * 86_400_000)][Math.floor(rand() * 3)]!;
+      const lifetime = [3600, 86_400, 604_800][Math.floor(rand() * 3)]!;
+      const [sigA, sigB] = [hex(64), hex(64)];
+      const before = presigned(job, new Date(base - (base % 1000)), lifetime, sigA);
+      const after = presigned(job, new Date(base + shift - ((base + shift) % 1000)), lifetime, sigB);
+      const row = changeRow({ key: 'staticExport.bundleUrl', before, after });
+      const [was, will] = cells(row);
+      expect({ seed: process.env.TEST_SEED ?? 1234, i, differ: was !== will }).toEqual({ seed: process.env.TEST_SEED ?? 1234, i, differ: true });
+      expect(row).not.toContain(sigA);
+      expect(row).not.toContain(sigB);
+      expect(row).not.toContain('X-Amz-Signature');
+    }
+  });
+});
