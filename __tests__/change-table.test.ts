@@ -1,7 +1,7 @@
 // The "What changes" row of the configuration pull request: a reviewer must be able to tell the old
 // link from the new one, without the table ever showing a signature.
 import { describe, expect, it } from '@jest/globals';
-import { changeRow } from '../src/publish/proposal.ts';
+import { changeRow, pullRequestBody } from '../src/publish/proposal.ts';
 
 function presigned(jobId: string, signedAt: Date, lifetimeS: number, signature: string): string {
   const amzDate = signedAt.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
@@ -46,5 +46,17 @@ describe('changeRow', () => {
       expect(row).not.toContain(sigB);
       expect(row).not.toContain('X-Amz-Signature');
     }
+  });
+});
+
+describe('pullRequestBody', () => {
+  it('names the docs commit the export holds, when the step waited for it to be published', () => {
+    const target = { repo: { owner: 'acme', repo: 'deploy' }, path: 'deploy/values.yaml', key: 'staticExport', prBranch: 'static-export/docs.example.com', labels: [], dryRun: false };
+    const job = { jobId: 'se_1', status: 'completed', progress: 100, pageCount: 3, createdAt: '2026-11-24T00:00:00Z', updatedAt: '2026-11-24T00:00:00Z' };
+    const bundle = { jobId: 'se_1', bundleUrl: 'https://s3.example.com/se_1/bundle.tar.gz?X-Amz-Signature=abc', sizeBytes: 10, expiresAt: '2026-11-25T00:00:00Z' };
+    const sha = 'a'.repeat(40);
+    const body = pullRequestBody(target, { domain: 'docs.example.com', job, bundle, docsCommit: { sha, branch: 'docs' } }, []);
+    expect(body).toContain('| Docs commit | `aaaaaaaaaaaa` from docs |');
+    expect(pullRequestBody(target, { job, bundle }, [])).not.toContain('Docs commit');
   });
 });

@@ -196,13 +196,14 @@ ${body}
 }
 
 // The files of a small exported site; static exports link pages by their `.html` names.
-export function defaultSiteFiles(domain: string, pageCount: number): SiteFile[] {
+/** `commit`: the published commit the export holds, shown on the home page so a test can read it. */
+export function defaultSiteFiles(domain: string, pageCount: number, commit?: string): SiteFile[] {
   const pages = ['index.html', 'guides/getting-started.html', 'api-reference/introduction.html'];
   const sitemap = pages.map((path) => `  <url><loc>https://${domain}/${path}</loc></url>`).join('\n');
   return [
     {
       path: 'index.html',
-      content: page(domain, 'Introduction', `    <h1>Welcome to the ${domain} docs</h1>\n    <p>Static export of ${pageCount} pages.</p>`)
+      content: page(domain, 'Introduction', `    <h1>Welcome to the ${domain} docs</h1>\n    <p>Static export of ${pageCount} pages.</p>${commit ? `\n    <p>Published from commit ${commit}.</p>` : ''}`)
     },
     {
       path: 'guides/getting-started.html',

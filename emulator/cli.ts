@@ -4,11 +4,13 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_API_KEY, sampleFeedback, startPlatformEmulator } from './platform.ts';
 import type { EmulatorOptions, PlatformEmulator } from './platform.ts';
+import { DEPLOYMENT_FAULTS, type DeploymentFault } from './deployments.ts';
 
 export { startPlatformEmulator };
 
 const USAGE =
-  'Usage: node emulator/cli.ts [--port 4010] [--queued-ms 300] [--run-ms 2000] [--page-count 120] [--fail-at 40] [--link-ttl 3600] [--api-key KEY]';
+  'Usage: node emulator/cli.ts [--port 4010] [--queued-ms 300] [--run-ms 2000] [--page-count 120] [--fail-at 40] [--link-ttl 3600] [--api-key KEY]\n' +
+  '                            [--deploy-branch main] [--deploy-ms 1500] [--deploy-fault failure|unknown-status|missing-commit]';
 
 function numberFlag(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -28,7 +30,10 @@ export function parseCliOptions(args: string[]): EmulatorOptions {
       'page-count': { type: 'string' },
       'fail-at': { type: 'string' },
       'link-ttl': { type: 'string' },
-      'api-key': { type: 'string' }
+      'api-key': { type: 'string' },
+      'deploy-branch': { type: 'string' },
+      'deploy-ms': { type: 'string' },
+      'deploy-fault': { type: 'string' }
     },
     strict: true
   });
@@ -42,14 +47,26 @@ export function parseCliOptions(args: string[]): EmulatorOptions {
       pageCount: numberFlag('page-count', values['page-count']),
       failAt: numberFlag('fail-at', values['fail-at'])
     },
-    feedback: sampleFeedback(Date.now())
+    feedback: sampleFeedback(Date.now()),
+    deployments: { branch: values['deploy-branch'], deployMs: numberFlag('deploy-ms', values['deploy-ms']) }
   };
+}
+
+/** --deploy-fault: checked here, armed once the emulator runs. */
+function deployFault(args: string[]): DeploymentFault | undefined {
+  const { values } = parseArgs({ args, options: { 'deploy-fault': { type: 'string' } }, strict: false });
+  const fault = values['deploy-fault'];
+  if (fault === undefined) return undefined;
+  if (typeof fault !== 'string' || !DEPLOYMENT_FAULTS.includes(fault as DeploymentFault)) throw new Error(`--deploy-fault expects one of ${DEPLOYMENT_FAULTS.join(', ')}, got "${String(fault)}"`);
+  return fault as DeploymentFault;
 }
 
 // Starts the emulator from flags and returns it with the line the CLI prints.
 export async function startFromArgs(args: string[]): Promise<{ emulator: PlatformEmulator; banner: string }> {
   const options = parseCliOptions(args);
+  const fault = deployFault(args);
   const emulator = await startPlatformEmulator(options);
+  if (fault) emulator.deployments.arm(fault);
   // Print only the well-known test key; a key passed by flag stays off the console.
   const keyNote = options.apiKey === DEFAULT_API_KEY ? DEFAULT_API_KEY : 'the one given by --api-key';
   return { emulator, banner: `Platform emulator listening on ${emulator.url} (admin key: ${keyNote})` };
@@ -57,7 +74,7 @@ export async function startFromArgs(args: string[]): Promise<{ emulator: Platfor
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help')) {
-    console.log(`${USAGE}\nFaults are switched at runtime: POST /_emulator/faults with {"route":"status","kind":"503"}\n(routes: start, status, bundle, agent-get, agent-create, feedback, download; kinds: 500, 503, 429, drop, hang, 409).`);
+    console.log(`${USAGE}\nFaults are switched at runtime: POST /_emulator/faults with {"route":"status","kind":"503"}\n(routes: start, status, bundle, agent-get, agent-create, feedback, download, deploy, deploy-status; kinds: 500, 503, 429, drop, hang, 409, truncate).\nPushes and deployment faults: POST /_emulator/deployment with {"push":{"branch":"main","sha":"<40 hex>"}} or {"fault":"failure","times":1}.`);
     return;
   }
   let started: Awaited<ReturnType<typeof startFromArgs>>;

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { bundleFormats, defaultSiteFiles } from './archive.ts';
 import type { BundleFormat } from './archive.ts';
+import { DEPLOYMENT_FAULTS, type DeploymentFault, type DeploymentSettings, Deployments } from './deployments.ts';
 
 export interface JobProfile {
   queuedMs?: number;
@@ -32,6 +33,8 @@ export interface EmulatorOptions {
   analyticsLimitPerHour?: number;
   /** The host bundle links name instead of 127.0.0.1 (on the emulator's port): storage is another host than the API. */
   storageHost?: string;
+  /** The deployed branch, how long a deployment takes, the commit published at first. */
+  deployments?: Partial<DeploymentSettings>;
 }
 
 export type FeedbackSource = 'code_snippet' | 'contextual' | 'agent' | 'thumbs_only';
@@ -47,7 +50,7 @@ export interface FeedbackEntry {
 
 // 'truncate': the route answers, but the body stops halfway (short of its Content-Length) and the connection ends.
 export type FaultKind = '500' | '503' | '429' | 'drop' | 'hang' | '409' | 'truncate';
-export type RouteName = 'start' | 'status' | 'bundle' | 'agent-get' | 'agent-create' | 'feedback' | 'download';
+export type RouteName = 'start' | 'status' | 'bundle' | 'agent-get' | 'agent-create' | 'feedback' | 'download' | 'deploy' | 'deploy-status';
 
 export interface Fault {
   route: RouteName | 'any';
@@ -76,6 +79,8 @@ export interface ExportJobRecord {
   plan: ExportPlan;
   readonly finishedAt: number | undefined; // set once the clock passes completion or failure
   archive?: Buffer;
+  /** The published commit the export holds: the one the platform served when the job started. */
+  commit: string;
 }
 
 export type AgentOutcome = 'pr' | 'no-change' | 'failed';
@@ -96,6 +101,8 @@ export interface PlatformEmulator {
   addFault(fault: Fault): void;
   exportJobs: Map<string, ExportJobRecord>;
   agentJobs: Map<string, AgentJobRecord>;
+  /** Pushes and the platform's deployments: `deployments.push(branch, sha)`, `deployments.arm(fault)`. */
+  deployments: Deployments;
   profile: JobProfile; // read when a job starts, so a test may change it between jobs
   /** `archive`: the bytes the job's bundle link serves, as they are (any format, any content). */
   seedExportJob(input: { domain: string; status?: 'completed'; createdAt?: number; archive?: Buffer }): string;
@@ -146,7 +153,7 @@ const HOUR_MS = 3_600_000;
 const MAX_BODY_BYTES = 1_000_000;
 const FEEDBACK_SOURCES: FeedbackSource[] = ['code_snippet', 'contextual', 'agent', 'thumbs_only'];
 const FEEDBACK_STATUSES: FeedbackStatus[] = ['pending', 'in_progress', 'resolved', 'dismissed'];
-const ROUTE_NAMES: (RouteName | 'any')[] = ['start', 'status', 'bundle', 'agent-get', 'agent-create', 'feedback', 'download', 'any'];
+const ROUTE_NAMES: (RouteName | 'any')[] = ['start', 'status', 'bundle', 'agent-get', 'agent-create', 'feedback', 'download', 'deploy', 'deploy-status', 'any'];
 const FAULT_KINDS: FaultKind[] = ['500', '503', '429', 'drop', 'hang', '409', 'truncate'];
 // A bare hostname with at least one dot: no scheme, port, path or trailing slash.
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/i;
@@ -289,6 +296,8 @@ function matchRoute(method: string, path: string, bundleFileName: string): { rou
     ['POST', 'agent-create', ['v2', 'agent', '*', 'job']],
     ['GET', 'agent-get', ['v2', 'agent', '*', 'job', '*']],
     ['GET', 'feedback', ['v1', 'analytics', '*', 'feedback', 'by-page']],
+    ['POST', 'deploy', ['v1', 'project', 'update', '*']],
+    ['GET', 'deploy-status', ['v1', 'project', 'update-status', '*']],
     ['GET', 'download', ['bundles', '*', bundleFileName]],
     ['HEAD', 'download', ['bundles', '*', bundleFileName]]
   ];
@@ -328,6 +337,7 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
   const feedback = options.feedback ?? [];
   // Signs bundle links; random per emulator, so links never outlive the emulator that made them.
   const signingSecret = randomBytes(32);
+  const deployments = new Deployments(clock, options.deployments);
 
   const requests: RecordedRequest[] = [];
   const faults: (Fault & { times: number })[] = [];
@@ -349,6 +359,7 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
       createdAt: input.createdAt,
       profile: input.profile,
       plan,
+      commit: deployments.published().sha,
       get finishedAt() {
         const at = input.createdAt + input.profile.queuedMs + plan.finishMs;
         return clock() >= at ? at : undefined;
@@ -450,7 +461,7 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
     const state = exportJobState(job, now);
     if (state.status === 'failed') return { status: 409, json: { error: `Job failed, so it has no bundle: ${state.error}` } };
     if (state.status !== 'completed') return { status: 409, json: { error: 'Job has not finished yet' } };
-    job.archive ??= format.build(defaultSiteFiles(job.domain, job.profile.pageCount));
+    job.archive ??= format.build(defaultSiteFiles(job.domain, job.profile.pageCount, job.commit));
     // Links are signed to the clock's second, so the same job and second give the same link.
     const signedAt = Math.floor(now / 1000) * 1000;
     const date = amzDate(signedAt);
@@ -589,6 +600,21 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
       emulator.addFault(fault);
       return { status: 204 };
     }
+    if (method === 'POST' && url.pathname === '/_emulator/deployment') {
+      // {push: {branch, sha, message?}} moves a branch (and deploys it, on the deployed branch);
+      // {fault, times?} arms a fault for the deployments queued from now on.
+      const value = parseJson(body)?.value as { push?: { branch?: unknown; sha?: unknown; message?: unknown }; fault?: unknown; times?: unknown } | undefined;
+      const push = value?.push;
+      if (push && typeof push.branch === 'string' && typeof push.sha === 'string') {
+        deployments.push(push.branch, push.sha, typeof push.message === 'string' ? push.message : undefined);
+        return { status: 204 };
+      }
+      if (value && DEPLOYMENT_FAULTS.includes(value.fault as DeploymentFault)) {
+        deployments.arm(value.fault as DeploymentFault, typeof value.times === 'number' ? value.times : undefined);
+        return { status: 204 };
+      }
+      return { status: 400, json: { error: `Expected {push: {branch, sha, message?}} or {fault: ${DEPLOYMENT_FAULTS.join('|')}, times?}` } };
+    }
     if (method === 'GET' && url.pathname === '/_emulator/requests') {
       // The key itself stays in-process; the control API never hands it out.
       return { status: 200, json: requests.map((request) => ({ ...request, authorization: undefined })) };
@@ -679,6 +705,12 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
         return reply(getAgent(params[0], params[1]));
       case 'feedback':
         return reply(feedbackByPage(url));
+      case 'deploy':
+        return reply({ status: 202, json: { statusId: deployments.trigger(params[0]) } });
+      case 'deploy-status': {
+        const view = deployments.view(params[0]);
+        return reply(view ? { status: 200, json: view } : { status: 404, json: { error: 'Update status not found' } });
+      }
     }
   }
 
@@ -701,6 +733,7 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
     requests,
     exportJobs,
     agentJobs,
+    deployments,
     profile: options.profile ?? {},
     addFault(fault) {
       faults.push({ route: fault.route, kind: fault.kind, times: fault.times ?? 1, retryAfterSeconds: fault.retryAfterSeconds });

@@ -1,18 +1,24 @@
 // `npm run demo`: the publish action for real on this machine. Starts the platform emulator on
 // loopback, runs the built dist/index.js as the runner would, and shows the log as it comes, then
 // the outputs and the job summary a user would see.
+import { fakeSha } from '../emulator/deployments.ts';
 import { DEFAULT_API_KEY, startPlatformEmulator } from '../emulator/platform.ts';
 import { runnerLog, startAction } from '../emulator/runner.ts';
 
 const started = Date.now();
-const emulator = await startPlatformEmulator({ profile: { queuedMs: 1500, runMs: 8000, pageCount: 128 } });
-console.log(`Platform emulator on ${emulator.url}; running dist/index.js for docs.example.com…\n`);
+const emulator = await startPlatformEmulator({ profile: { queuedMs: 1500, runMs: 8000, pageCount: 128 }, deployments: { branch: 'docs', deployMs: 3000 } });
+// A push to the docs branch, as the workflow's trigger: the platform starts publishing it on its own.
+const pushed = fakeSha('demo push');
+emulator.deployments.push('docs', pushed, 'Document the new CLI flags');
+console.log(`Platform emulator on ${emulator.url}. A push of ${pushed.slice(0, 7)} to docs has just landed;`);
+console.log('running dist/index.js as the push workflow would: wait until it is published, then export it…\n');
 
 const action = startAction(
   'dist/index.js',
-  { 'api-key': DEFAULT_API_KEY, domain: 'docs.example.com', 'api-url': emulator.url, timeout: '2m' },
-  {},
-  { onOutput: (text) => process.stdout.write(indent(runnerLog(text))) }
+  { 'api-key': DEFAULT_API_KEY, domain: 'docs.example.com', 'api-url': emulator.url, 'project-id': 'demo-project', timeout: '2m' },
+  { GITHUB_EVENT_NAME: 'push', GITHUB_SHA: pushed, GITHUB_REF: 'refs/heads/docs' },
+  // The runner shows ::debug:: lines only with step debug logging on; neither does the demo.
+  { onOutput: (text) => process.stdout.write(indent(runnerLog(text).replace(/^::debug::.*\n?/gm, ''))) }
 );
 const run = await action.done;
 await emulator.close();
@@ -22,7 +28,8 @@ for (const [name, value] of Object.entries(run.outputs)) console.log(`  ${name} 
 console.log('\nJob summary (as text):');
 console.log(indent(summaryAsText(run.summary)));
 const statusCalls = emulator.requests.filter((r) => r.route === 'status').length;
-console.log(`Status requests: ${statusCalls}. Exit code ${run.code}. Demo took ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+const deploymentCalls = emulator.requests.filter((r) => r.route === 'deploy-status').length;
+console.log(`Deployment status requests: ${deploymentCalls}; export status requests: ${statusCalls}. Exit code ${run.code}. Demo took ${((Date.now() - started) / 1000).toFixed(1)} s.`);
 process.exit(run.code ?? 1);
 
 function indent(text: string): string {

@@ -13,7 +13,7 @@ export const PollInput = {
   MaxPollInterval: 'max-poll-interval'
 } as const;
 
-/** The project input of the agent and analytics actions. */
+/** The project input of the agent and analytics actions, and of publish when it waits for a deployment. */
 export const ProjectInput = {
   ProjectId: 'project-id'
 } as const;
@@ -41,11 +41,14 @@ export const PublishInput = {
   ArchivePath: 'archive-path',
   BundleUrlTemplate: 'bundle-url-template',
   CheckSha256: 'check-sha256',
-  LinkMargin: 'link-margin'
+  LinkMargin: 'link-margin',
+  WaitForDeployment: 'wait-for-deployment',
+  ...ProjectInput
 } as const;
 
 export const PublishOutput = {
   JobId: 'job-id',
+  DocsCommit: 'docs-commit',
   Status: 'status',
   PageCount: 'page-count',
   BundleUrl: 'bundle-url',

@@ -45,6 +45,13 @@ export class Shape {
     return value;
   }
 
+  optionalArray(key: string): unknown[] | undefined {
+    const value = this.record[key];
+    if (value === undefined || value === null) return undefined;
+    if (!Array.isArray(value)) throw this.missing(key, 'a list or null');
+    return value;
+  }
+
   optionalObject(key: string): Shape | undefined {
     const value = this.record[key];
     if (value === undefined || value === null) return undefined;

@@ -10,6 +10,7 @@ import { InputError, parseBoolean, parseDuration, parseHostname, parseList, pars
 import { type PlatformInputs, readPlatformInputs, readPollLimits } from '../action/platform-inputs.ts';
 import type { ScheduleLimits } from '../wait/wait.ts';
 import { templateProblem } from '../storage/durable-url.ts';
+import type { PushedCommit } from './publication.ts';
 
 export interface PublishInputs extends PlatformInputs {
   /** What to export; `auto`: the job named by the link in the configuration file (a renewal). */
@@ -40,6 +41,8 @@ export interface PublishInputs extends PlatformInputs {
   linkMarginMs?: number;
   /** As the user wrote it, for messages. */
   linkMarginText: string;
+  /** Set when the step first waits for the platform to publish (wait-for-deployment). */
+  publication?: { projectId: string; pushed?: PushedCommit };
 }
 
 const CONFIG_KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
@@ -118,8 +121,38 @@ export function readPublishInputs(): PublishInputs {
     keepArchive,
     durable,
     linkMarginMs,
-    linkMarginText
+    linkMarginText,
+    publication: readPublicationInputs(plan)
   };
+}
+
+/**
+ * wait-for-deployment. `auto` waits only on a push that starts a new export: that is when the
+ * platform is still publishing what the export should hold. A renewal or a reused job exports
+ * nothing new, and a scheduled or manual run comes long after the last push was published.
+ */
+function readPublicationInputs(plan: ExportPlan | 'auto'): PublishInputs['publication'] {
+  const text = (core.getInput(Input.WaitForDeployment).trim() || 'auto').toLowerCase();
+  if (!['auto', 'true', 'false'].includes(text)) {
+    throw new InputError(Input.WaitForDeployment, `'${text}' is not auto, true or false. auto (the default) waits for the platform to publish a push before exporting it.`);
+  }
+  const isPush = process.env.GITHUB_EVENT_NAME === 'push';
+  const startsExport = plan !== 'auto' && 'start' in plan;
+  if (text === 'false' || (text === 'auto' && !(isPush && startsExport))) return undefined;
+  const projectId = core.getInput(Input.ProjectId).trim();
+  if (projectId === '') {
+    throw new InputError(
+      Input.ProjectId,
+      `is needed to wait for the platform to publish ${isPush ? 'this push' : 'the docs'} before exporting (wait-for-deployment: ${text}${text === 'auto' ? ', on a push' : ''}); without the wait the export would hold the docs as they were before the push. ` +
+        'Add project-id (from the API keys page of the dashboard), or set wait-for-deployment: false to export whatever is published now.'
+    );
+  }
+  if (/[\s/]/.test(projectId)) throw new InputError(Input.ProjectId, `'${projectId}' is not a project id: it has a space or a slash.`);
+  const sha = process.env.GITHUB_SHA ?? '';
+  const ref = process.env.GITHUB_REF ?? '';
+  // Only a push to a branch names a commit the platform should publish; a tag push or another event does not.
+  const pushed = isPush && /^[0-9a-f]{40}$/i.test(sha) && ref.startsWith('refs/heads/') ? { sha: sha.toLowerCase(), branch: ref.slice('refs/heads/'.length) } : undefined;
+  return { projectId, pushed };
 }
 
 /** A path input, resolved against the workspace, where the next step (an upload, a deploy) looks for it. */

@@ -32,6 +32,8 @@ export interface PublishedBundle {
   shortLink?: string;
   /** Set when the link is a URL the team hosts (bundle-url-template), checked as a pod would fetch it. */
   hosted?: { sha256: string; sha256Checked: boolean };
+  /** The docs commit the export holds, when the step waited for the platform to publish it. */
+  docsCommit?: { sha: string; branch: string };
 }
 
 export interface ConfigUpdate {
@@ -118,6 +120,7 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
     '|---|---|'
   ];
   if (published.domain) lines.push(`| Domain | ${published.domain} |`);
+  if (published.docsCommit) lines.push(`| Docs commit | \`${published.docsCommit.sha.slice(0, 12)}\` from ${published.docsCommit.branch} |`);
   lines.push(`| Export job | \`${job.jobId}\` |`, `| Pages exported | ${job.pageCount} |`, `| Bundle size | ${formatBytes(bundle.sizeBytes)} |`);
   if (published.renewal) {
     const previous = published.renewal.previousLink ? linkExpiry(published.renewal.previousLink) : undefined;

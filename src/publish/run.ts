@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as core from '@actions/core';
 import { getOctokit } from '@actions/github';
 import { generateBundle } from '../platform/static-export.ts';
-import type { ApiClient } from '../platform/transport.ts';
+import { ApiError, type ApiClient } from '../platform/transport.ts';
 import { checkDownloadPath, downloadBundle } from '../bundle/download.ts';
 import { PublishInput, PublishOutput as Output } from '../action/constants.ts';
 import { jobIdFromLink } from '../values/link.ts';
@@ -25,6 +25,7 @@ import { type Validity, checkValidity, renewalPlan } from './renewal.ts';
 import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
 import { type DownloadedSite, writeFailureSummary, writeHostedSummary, writePublishSummary, writeSkipSummary } from './summary.ts';
 import { Deadline } from '../action/deadline.ts';
+import { DeploymentFailedError, LOG_LINES_SHOWN, type Publication, waitForPublication } from './publication.ts';
 import { durableUrl, jobIdFromDurableUrl } from '../storage/durable-url.ts';
 import { checkKeepArchivePath, readArchive } from '../storage/kept-archive.ts';
 import { checkLinkMargin } from '../storage/link-margin.ts';
@@ -60,8 +61,16 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
       return;
     }
     plan = exportPlan(inputs, currentLink);
+    // On a push, the platform is still publishing it: wait, or the export holds the docs before it.
+    let published: Publication | undefined;
+    if (inputs.publication) {
+      cancellation.note = 'The step stopped while waiting for the platform to publish; no export job was started.';
+      published = await waitForPublication(client, { ...inputs.publication, deadline, limits: inputs.limits, signal: cancellation.signal, log: (line) => core.info(line) });
+      core.setOutput(Output.DocsCommit, published.sha);
+    }
     exported = await runExport(client, plan, {
-      timeoutMs: inputs.timeoutMs,
+      // What is left of the step's timeout after the wait for the deployment.
+      timeoutMs: deadline.remaining(),
       limits: inputs.limits,
       signal: cancellation.signal,
       log: (line) => core.info(line),
@@ -72,7 +81,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
       }
     });
     setExportOutputs(exported);
-    core.info(`Bundle ready: ${exported.job.pageCount} pages, link valid until ${exported.bundle.expiresAt}.`);
+    core.info(`Bundle ready: ${exported.job.pageCount} pages, link valid until ${exported.bundle.expiresAt}${published ? `, holding ${published.sha.slice(0, 7)} from ${published.branch}` : ''}.`);
     // Download before proposing the link: a bundle that fails its checks must not reach the deployment.
     let site: DownloadedSite | undefined;
     if (inputs.download || inputs.keepArchive) ({ exported, site } = await download(client, exported, inputs, cancellation));
@@ -81,8 +90,9 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     if (shortLink) core.warning(shortLink.message);
     // Only a completed export with a bundle reaches this point: a failed one changes no file.
     const renewal = !exported.started && currentLink !== undefined && jobIdFromLink(currentLink) === exported.job.jobId;
-    const config = inputs.config && octokit ? await proposeConfig(octokit, inputs, exported, renewal ? { previousLink: currentLink } : undefined, shortLink?.note) : undefined;
-    await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined, shortLink?.message, site);
+    const docsCommit = published && { sha: published.sha, branch: published.branch };
+    const config = inputs.config && octokit ? await proposeConfig(octokit, inputs, exported, renewal ? { previousLink: currentLink } : undefined, shortLink?.note, undefined, docsCommit) : undefined;
+    await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined, shortLink?.message, site, docsCommit);
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;
     if (jobId) core.setOutput(Output.JobId, jobId);
@@ -90,7 +100,9 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     if (failedJob) core.setOutput(Output.Status, failedJob.status);
     const message = explainPublishError(error, inputs, plan, jobId);
     core.setFailed(message);
-    await writeFailureSummary({ domain: inputs.domain, jobId, job: failedJob, message, exported: exported !== undefined, configured: inputs.config !== undefined });
+    const deploymentLog = error instanceof DeploymentFailedError ? error.deployment.logs.slice(-LOG_LINES_SHOWN) : undefined;
+    if (deploymentLog?.length) core.info(`The deployment's last ${deploymentLog.length} log lines:\n${deploymentLog.map((line) => `  ${line}`).join('\n')}`);
+    await writeFailureSummary({ domain: inputs.domain, jobId, job: failedJob, message, exported: exported !== undefined, configured: inputs.config !== undefined, deploymentLog });
   } finally {
     client.dispose();
   }
@@ -201,7 +213,8 @@ async function proposeConfig(
   exported: ExportResult,
   renewal?: { previousLink?: string },
   shortLink?: string,
-  hosted?: { sha256: string; sha256Checked: boolean }
+  hosted?: { sha256: string; sha256Checked: boolean },
+  docsCommit?: { sha: string; branch: string }
 ): Promise<ConfigUpdate> {
   const target = inputs.config!;
   const where = `${target.path} in ${target.repo.owner}/${target.repo.repo}`;
@@ -213,7 +226,8 @@ async function proposeConfig(
     version: inputs.version,
     renewal,
     shortLink,
-    hosted
+    hosted,
+    docsCommit
   });
   core.setOutput(Output.ConfigChanged, String(update.changed));
   core.setOutput(Output.PullRequestOperation, update.operation);
@@ -246,6 +260,17 @@ export function explainPublishError(error: unknown, inputs: PublishInputs, plan:
     const where = job ? `it was ${job.status} at ${job.progress}% with ${job.pageCount} pages` : 'no status was seen';
     const id = job?.jobId ?? jobId;
     return `The export job ${id} did not finish within the timeout (${inputs.timeoutText}): ${where} after ${Math.round(error.waitedMs / 1000)} s. The job goes on on the server: re-run with job-id: ${id} to pick it up, or raise timeout.`;
+  }
+  if (error instanceof ApiError && error.path.startsWith('/v1/project/') && inputs.publication) {
+    const projectId = inputs.publication.projectId;
+    return explainError(error, {
+      apiUrl: inputs.apiUrl,
+      doing: `waiting for the platform to publish project ${projectId} before exporting`,
+      hints: {
+        404: `the platform knows no project ${projectId} for this key (404). Check project-id: copy it from the API keys page of the dashboard. Nothing was exported.`,
+        429: 'the platform limits how often deployments are queued (429). Re-run in a few minutes, or set wait-for-deployment: false for runs that need no fresh publication.'
+      }
+    });
   }
   const doing = plan && 'reuse' in plan ? `reusing export job ${plan.reuse}` : inputs.domain ? `exporting ${inputs.domain}` : 'reading the configuration';
   return explainError(error, {

@@ -23,13 +23,21 @@ export interface DownloadedSite {
   sha256: string;
 }
 
-export async function writePublishSummary(result: ExportResult, domain: string | undefined, config?: ConfigSummary, shortLink?: string, site?: DownloadedSite): Promise<void> {
+export async function writePublishSummary(
+  result: ExportResult,
+  domain: string | undefined,
+  config?: ConfigSummary,
+  shortLink?: string,
+  site?: DownloadedSite,
+  docsCommit?: { sha: string; branch: string }
+): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   const { job, bundle } = result;
   core.summary
     .addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${job.status}`, 2)
     .addTable([
       [{ data: 'Job', header: true }, { data: `<code>${job.jobId}</code>${result.started ? '' : ' (reused)'}` }],
+      ...(docsCommit ? [[{ data: 'Docs commit', header: true }, `<code>${docsCommit.sha.slice(0, 12)}</code> from ${escapeHtml(docsCommit.branch)}, published before the export started`]] : []),
       [{ data: 'Pages', header: true }, String(job.pageCount)],
       [{ data: 'Took', header: true }, formatDuration(result.waitedMs)],
       [{ data: 'Bundle size', header: true }, formatBytes(bundle.sizeBytes)],
@@ -75,6 +83,8 @@ export async function writeFailureSummary(failure: {
   exported?: boolean;
   /** True when the step was to propose a configuration change (config-path set). */
   configured?: boolean;
+  /** The last lines of a failed deployment's log. */
+  deploymentLog?: string[];
 }): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   const rows = [];
@@ -86,10 +96,9 @@ export async function writeFailureSummary(failure: {
   const title = failure.exported ? 'exported, but a later step failed' : 'failed';
   const summary = core.summary.addHeading(`Static export${failure.domain ? ` of ${failure.domain}` : ''}: ${title}`, 2);
   if (rows.length) summary.addTable(rows);
-  await summary
-    .addRaw(`<p><strong>What happened:</strong> ${escapeHtml(failure.message)}</p>`, true)
-    .addRaw(`<p>${failureConsequence(failure)}</p>`, true)
-    .write();
+  summary.addRaw(`<p><strong>What happened:</strong> ${escapeHtml(failure.message)}</p>`, true).addRaw(`<p>${failureConsequence(failure)}</p>`, true);
+  if (failure.deploymentLog?.length) summary.addHeading("The deployment's last log lines", 3).addCodeBlock(failure.deploymentLog.join('\n'));
+  await summary.write();
 }
 
 /** A run that proposed a URL the team hosts (bundle-url-template). */

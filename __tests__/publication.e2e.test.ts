@@ -1,0 +1,210 @@
+// End to end through dist/index.js: on a push, the export holds the docs that push published, never
+// the version before it. The platform emulator deploys one deployment at a time, each publishing the
+// branch head as it stands when it starts, and each export holds what was published when it began
+// (its home page names the commit, so the downloaded bundle says which docs it holds).
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fakeSha } from '../emulator/deployments.ts';
+import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { runAction, startAction } from '../emulator/runner.ts';
+
+const BUNDLE = 'dist/index.js';
+const BRANCH = 'docs';
+let platform: PlatformEmulator;
+let workspace: string;
+
+beforeEach(async () => {
+  platform = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 }, deployments: { branch: BRANCH, deployMs: 600 } });
+  workspace = mkdtempSync(join(tmpdir(), 'publication-'));
+});
+afterEach(async () => {
+  await platform.close();
+  rmSync(workspace, { recursive: true, force: true });
+});
+
+/** The push event of a run: the commit and branch the workflow was triggered by. */
+const pushEnv = (sha: string, branch = BRANCH) => ({ GITHUB_EVENT_NAME: 'push', GITHUB_SHA: sha, GITHUB_REF: `refs/heads/${branch}`, GITHUB_WORKSPACE: workspace });
+const inputs = (extra: Record<string, string> = {}) => ({
+  'api-key': DEFAULT_API_KEY,
+  'api-url': platform.url,
+  domain: 'docs.example.com',
+  'project-id': 'proj_123',
+  'download-path': 'site',
+  'min-poll-interval': '100ms',
+  'max-poll-interval': '300ms',
+  timeout: '30s',
+  ...extra
+});
+const routeCalls = (route: string) => platform.requests.filter((r) => r.route === route).length;
+const exportedCommit = () => /Published from commit ([0-9a-f]{40})/.exec(readFileSync(join(workspace, 'site', 'index.html'), 'utf8'))?.[1];
+
+describe('publish on a push: wait for the platform to publish, then export', () => {
+  it('a deployment still running when the run starts: the export holds the pushed commit', async () => {
+    const old = platform.deployments.published().sha;
+    const sha = fakeSha('push 1');
+    platform.deployments.push(BRANCH, sha);
+    const run = await runAction(BUNDLE, inputs(), pushEnv(sha));
+    expect(run.code).toBe(0);
+    expect(exportedCommit()).toBe(sha);
+    expect(exportedCommit()).not.toBe(old);
+    expect(run.outputs['docs-commit']).toBe(sha);
+    expect(run.log).toContain(`Waiting for the platform to publish ${sha.slice(0, 7)} from docs before exporting`);
+    expect(run.log).toMatch(new RegExp(`Bundle ready: \\d+ pages, link valid until .*, holding ${sha.slice(0, 7)} from docs\\.`));
+    expect(run.summary).toContain(`<th>Docs commit</th><td><code>${sha.slice(0, 12)}</code> from docs`);
+    // One line per change of state, not one per poll.
+    const lines = run.log.split('\n').filter((line) => line.startsWith('deployment '));
+    expect(new Set(lines).size).toBe(lines.length);
+    expect(routeCalls('deploy')).toBe(1);
+  });
+
+  it('a deployment that fails: no export, the platform summary and log lines shown, no pull request', async () => {
+    const github: GitHubEmulator = await startGitHubEmulator();
+    try {
+      github.createRepo('acme/deploy', { 'deploy/values.yaml': 'staticExport:\n  enabled: false\n' });
+      platform.deployments.arm('failure');
+      const sha = fakeSha('broken push');
+      platform.deployments.push(BRANCH, sha);
+      const run = await runAction(
+        BUNDLE,
+        inputs({ 'config-path': 'deploy/values.yaml', 'github-token': 'ghs_emulator_token', 'download-path': '' }),
+        { ...pushEnv(sha), GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'acme/deploy' }
+      );
+      expect(run.code).toBe(1);
+      expect(run.log).toContain(`::error::The platform's deployment of ${sha.slice(0, 7)} from docs failed: Build failed: 1 broken link. Nothing was exported`);
+      expect(run.log).toContain('  Error: broken link /guides/missing in guides/setup.mdx');
+      expect(run.summary).toContain("<h3>The deployment's last log lines</h3>");
+      expect(run.summary).toContain('Build failed');
+      expect(run.summary).toContain('No configuration was changed');
+      expect(routeCalls('start')).toBe(0);
+      expect(github.pulls('acme/deploy')).toHaveLength(0);
+    } finally {
+      await github.close();
+    }
+  });
+
+  it('a push to a branch the platform does not deploy: told plainly, nothing exported', async () => {
+    const sha = fakeSha('feature push');
+    platform.deployments.push('feature', sha);
+    const run = await runAction(BUNDLE, inputs(), pushEnv(sha, 'feature'));
+    expect(run.code).toBe(1);
+    expect(run.log).toContain('::error::This run is for a push to feature, but the platform deploys docs');
+    expect(routeCalls('start')).toBe(0);
+  });
+
+  it('a newer commit deployed meanwhile: exported, and the log says another push landed', async () => {
+    const mine = fakeSha('mine');
+    platform.deployments.push(BRANCH, mine);
+    const action = startAction(BUNDLE, inputs(), pushEnv(mine));
+    await action.waitFor('Waiting for the platform to publish');
+    const theirs = fakeSha('theirs');
+    platform.deployments.push(BRANCH, theirs);
+    const run = await action.done;
+    expect(run.code).toBe(0);
+    expect(exportedCommit()).toBe(theirs);
+    expect(run.outputs['docs-commit']).toBe(theirs);
+    expect(run.log).toContain(`The platform published ${theirs.slice(0, 7)}, newer than this run's ${mine.slice(0, 7)}: another push landed meanwhile.`);
+  });
+
+  it.each([
+    ['a scheduled run', () => ({ GITHUB_EVENT_NAME: 'schedule', GITHUB_WORKSPACE: workspace }), {}],
+    ['a manual run', () => ({ GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_WORKSPACE: workspace }), {}],
+    ['a push with wait-for-deployment: false', () => pushEnv(fakeSha('x')), { 'wait-for-deployment': 'false', 'project-id': '' }]
+  ])('%s does not wait and sends no deployment request', async (_name, env, extra) => {
+    const run = await runAction(BUNDLE, inputs(extra), env());
+    expect(run.code).toBe(0);
+    expect(routeCalls('deploy') + routeCalls('deploy-status')).toBe(0);
+    expect(run.outputs['docs-commit']).toBeUndefined();
+  });
+
+  it('a renewal on a push (job-id) exports nothing new, so it does not wait', async () => {
+    const job = platform.seedExportJob({ domain: 'docs.example.com' });
+    const run = await runAction(BUNDLE, inputs({ 'job-id': job, 'download-path': '' }), pushEnv(fakeSha('y')));
+    expect(run.code).toBe(0);
+    expect(routeCalls('deploy')).toBe(0);
+  });
+
+  it('an unknown status word keeps the wait going', async () => {
+    platform.deployments.arm('unknown-status');
+    const sha = fakeSha('odd words');
+    platform.deployments.push(BRANCH, sha);
+    const run = await runAction(BUNDLE, inputs(), pushEnv(sha));
+    expect(run.code).toBe(0);
+    expect(run.log).toContain('deployment building');
+    expect(exportedCommit()).toBe(sha);
+  });
+
+  it('a success without a commit: a clear error naming the field, nothing exported', async () => {
+    platform.deployments.arm('missing-commit');
+    const sha = fakeSha('no commit');
+    platform.deployments.push(BRANCH, sha);
+    const run = await runAction(BUNDLE, inputs(), pushEnv(sha));
+    expect(run.code).toBe(1);
+    expect(run.log).toMatch(/::error::The platform's deployment dep_\w+ succeeded but its answer has no `commit` field/);
+    expect(routeCalls('start')).toBe(0);
+  });
+
+  it('a push without project-id fails before any request, saying what to add', async () => {
+    const run = await runAction(BUNDLE, inputs({ 'project-id': '' }), pushEnv(fakeSha('z')));
+    expect(run.code).toBe(1);
+    expect(run.log).toContain("::error::Input 'project-id': is needed to wait for the platform to publish this push before exporting");
+    expect(run.log).toContain('set wait-for-deployment: false');
+    expect(platform.requests).toHaveLength(0);
+  });
+
+  it('a deployment longer than the timeout ends the step by its timeout, with nothing exported', async () => {
+    await platform.close();
+    platform = await startPlatformEmulator({ deployments: { branch: BRANCH, deployMs: 60_000 } });
+    const sha = fakeSha('slow');
+    platform.deployments.push(BRANCH, sha);
+    const started = Date.now();
+    const run = await runAction(BUNDLE, inputs({ timeout: '2s' }), pushEnv(sha));
+    expect(run.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(6_000);
+    expect(run.log).toContain("::error::The platform had not published the push within the step's timeout");
+    expect(routeCalls('start')).toBe(0);
+  });
+});
+
+describe('random deployments: whatever ends well exports the pushed commit or newer', () => {
+  it('holds for seeded random deployment lengths, pushes mid-wait, failures, wrong branches and faults', async () => {
+    const seed0 = Number(process.env.TEST_SEED ?? 12);
+    let seed = seed0;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let i = 0; i < 12; i++) {
+      await platform.close();
+      platform = await startPlatformEmulator({ profile: { queuedMs: 0, runMs: 100 }, deployments: { branch: BRANCH, deployMs: 100 + Math.floor(rand() * 500) } });
+      rmSync(join(workspace, 'site'), { recursive: true, force: true });
+      const pushedTo = rand() < 0.15 ? 'feature' : BRANCH;
+      const mine = fakeSha(`case ${seed0}/${i}`);
+      // Earlier pushes, still deploying when the run starts.
+      for (let k = Math.floor(rand() * 3); k > 0; k--) platform.deployments.push(BRANCH, fakeSha(`earlier ${i}/${k}`));
+      platform.deployments.push(pushedTo, mine);
+      const fails = rand() < 0.2;
+      if (fails) platform.deployments.arm('failure');
+      if (rand() < 0.3) platform.addFault({ route: 'deploy-status', kind: '503' });
+      const later: string[] = [];
+      const action = startAction(BUNDLE, inputs(), pushEnv(mine, pushedTo));
+      const pushesMidWait = Math.floor(rand() * 3);
+      for (let k = 0; k < pushesMidWait; k++) {
+        await new Promise((resolve) => setTimeout(resolve, Math.floor(rand() * 400)));
+        const sha = fakeSha(`later ${i}/${k}`);
+        later.push(sha);
+        platform.deployments.push(BRANCH, sha);
+      }
+      const run = await action.done;
+      const context = { seed: seed0, i, code: run.code, pushedTo, fails };
+      if (run.code === 0) {
+        // Never older than this run's commit: the pushed one, or one pushed after it.
+        expect({ ...context, holds: [mine, ...later].includes(exportedCommit() ?? '') }).toEqual({ ...context, holds: true });
+        expect({ ...context, output: run.outputs['docs-commit'] }).toEqual({ ...context, output: exportedCommit() });
+      } else {
+        // A run that ends in error exported nothing.
+        expect({ ...context, starts: routeCalls('start') }).toEqual({ ...context, starts: 0 });
+      }
+      if (pushedTo !== BRANCH || fails) expect({ ...context, ok: run.code === 0 }).toEqual({ ...context, ok: false });
+    }
+  });
+});

@@ -1,0 +1,133 @@
+// Before exporting for a push: make sure the platform has published the pushed commit. The static
+// export exports "the latest published version", and the platform deploys a push on its own, a
+// minute or two after it; an export started at once would hold the docs as they were before.
+//
+// The deployment API cannot look up the deployment the push itself started, so this queues one
+// more: deployments run one at a time, so it starts after the push's own and publishes the branch
+// head as it stands then, which is the pushed commit or a newer one.
+import { type Deployment, getDeployment, isDeploymentFinished, triggerDeployment } from '../platform/deployment.ts';
+import type { ApiClient } from '../platform/transport.ts';
+import type { Deadline } from '../action/deadline.ts';
+import { formatDuration } from '../action/format.ts';
+import { StatusSchedule } from '../wait/status-schedule.ts';
+import { type ScheduleLimits, WaitTimeoutError, waitUntilFinal } from '../wait/wait.ts';
+
+/** What the run expects to be published: the commit and branch that triggered it. */
+export interface PushedCommit {
+  sha: string;
+  /** The branch name, without refs/heads/. */
+  branch: string;
+}
+
+export interface Publication {
+  sha: string;
+  branch: string;
+  /** True when the platform published a newer commit than the pushed one (another push landed). */
+  newer: boolean;
+  statusId: string;
+}
+
+/** A deployment takes a minute or two: no need to look more often than this. */
+const DEPLOYMENT_CEILING_MS = 10_000;
+/** How many of the deployment's last log lines a failure shows. */
+export const LOG_LINES_SHOWN = 10;
+
+export class DeploymentFailedError extends Error {
+  readonly deployment: Deployment;
+  constructor(deployment: Deployment, pushed?: PushedCommit) {
+    const what = deployment.commit ? `of ${deployment.commit.sha.slice(0, 7)} from ${deployment.commit.ref}` : pushed ? `of ${pushed.branch}` : '';
+    super(
+      `The platform's deployment ${what} failed: ${deployment.summary ?? 'it gave no summary'}. Nothing was exported, so no stale bundle is proposed. ` +
+        'Fix what its log names (see the job summary) and push again.'
+    );
+    this.name = 'DeploymentFailedError';
+    this.deployment = deployment;
+  }
+}
+
+export class WrongBranchError extends Error {
+  constructor(pushed: PushedCommit, deployedRef: string) {
+    super(
+      `This run is for a push to ${pushed.branch}, but the platform deploys ${deployedRef}: an export now would hold ${deployedRef}'s docs, not this push. ` +
+        `Run this workflow on pushes to ${deployedRef}, or change the platform's deployment branch; set wait-for-deployment: false to export whatever is published without waiting.`
+    );
+    this.name = 'WrongBranchError';
+  }
+}
+
+/** The deployment answered success but named no commit, so nothing says what is published. */
+export class UnknownCommitError extends Error {
+  constructor(statusId: string) {
+    super(
+      `The platform's deployment ${statusId} succeeded but its answer has no \`commit\` field, so the run cannot tell which docs are published. ` +
+        'Nothing was exported. Run again; if it repeats, report it to the platform with this id, or set wait-for-deployment: false.'
+    );
+    this.name = 'UnknownCommitError';
+  }
+}
+
+export interface PublicationOptions {
+  projectId: string;
+  /** The pushed commit to check against; without it, any successful deployment is taken as it is. */
+  pushed?: PushedCommit;
+  deadline: Deadline;
+  limits: ScheduleLimits;
+  signal?: AbortSignal;
+  log: (line: string) => void;
+  now?: () => number;
+}
+
+export async function waitForPublication(client: ApiClient, options: PublicationOptions): Promise<Publication> {
+  const { pushed, log } = options;
+  const statusId = await triggerDeployment(client, options.projectId);
+  log(`Waiting for the platform to publish ${pushed ? `${pushed.sha.slice(0, 7)} from ${pushed.branch}` : 'the deployment branch'} before exporting (deployment ${statusId}).`);
+  const limits = { floorMs: options.limits.floorMs, ceilingMs: Math.min(options.limits.ceilingMs, DEPLOYMENT_CEILING_MS) };
+  let lastLine = '';
+  const seen = (deployment: Deployment) => {
+    // A wrong branch is known as soon as the deployment names its commit: say it at once.
+    if (pushed && deployment.commit && stripHeads(deployment.commit.ref) !== pushed.branch) throw new WrongBranchError(pushed, stripHeads(deployment.commit.ref));
+    const line = `deployment ${deployment.status}${deployment.commit ? ` · ${deployment.commit.sha.slice(0, 7)}` : ''}${deployment.summary ? ` · ${deployment.summary}` : ''}`;
+    if (line !== lastLine) log(line);
+    lastLine = line;
+  };
+
+  let deployment: Deployment;
+  try {
+    deployment = await waitUntilFinal({
+      poll: async () => {
+        const state = await getDeployment(client, statusId);
+        seen(state);
+        return state;
+      },
+      isFinal: isDeploymentFinished,
+      schedule: new StatusSchedule<Deployment>(limits),
+      deadline: options.deadline.at,
+      signal: options.signal,
+      initial: { statusId, status: 'queued', logs: [] },
+      now: options.now
+    });
+  } catch (error) {
+    if (error instanceof WaitTimeoutError) {
+      throw new Error(
+        `The platform had not published the push within the step's timeout (${formatDuration(options.deadline.timeoutMs)}; deployment ${statusId}), so nothing was exported. ` +
+          'Raise timeout (a deployment takes a minute or two), or check the deployment in the platform dashboard.',
+        { cause: error }
+      );
+    }
+    throw error;
+  }
+  if (deployment.status === 'failure') throw new DeploymentFailedError(deployment, pushed);
+  if (!deployment.commit) throw new UnknownCommitError(statusId);
+  const branch = stripHeads(deployment.commit.ref);
+  const newer = pushed !== undefined && deployment.commit.sha !== pushed.sha;
+  if (newer) {
+    log(`The platform published ${deployment.commit.sha.slice(0, 7)}, newer than this run's ${pushed!.sha.slice(0, 7)}: another push landed meanwhile. Exporting that, which includes this push.`);
+  } else {
+    log(`Published ${deployment.commit.sha.slice(0, 7)} from ${branch}; exporting it.`);
+  }
+  return { sha: deployment.commit.sha, branch, newer, statusId };
+}
+
+function stripHeads(ref: string): string {
+  return ref.replace(/^refs\/heads\//, '');
+}
