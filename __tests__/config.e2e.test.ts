@@ -71,12 +71,14 @@ describe('the configuration pull request', () => {
 
     now += 5 * 60_000;
     const second = platform.seedExportJob({ domain: 'docs.example.com' });
+    const firstHead = github.branchHead(REPO, pull.head);
     const two = await run({ 'job-id': second, domain: 'docs.example.com' });
     expect(two.code).toBe(0);
     expect(two.outputs).toMatchObject({ 'pull-request-operation': 'updated', 'pull-request-number': one.outputs['pull-request-number'] });
     expect(github.pulls(REPO)).toHaveLength(1);
     expect(github.fileAt(REPO, pull.head, 'deploy/values.yaml')).toBe(fixture('values.yaml').replace(OLD_LINK, `"${two.outputs['bundle-url']}"`));
-    expect(github.commit(REPO, github.branchHead(REPO, pull.head)!)!.parents).toEqual([github.branchHead(REPO, 'main')]);
+    // The branch moved forward: the base first, the proposal it replaces second.
+    expect(github.commit(REPO, github.branchHead(REPO, pull.head)!)!.parents).toEqual([github.branchHead(REPO, 'main'), firstHead]);
 
     github.requests.length = 0;
     const three = await run({ 'job-id': second, domain: 'docs.example.com' });

@@ -3,6 +3,8 @@ import { spawn } from 'node:child_process';
 import { gunzipSync } from 'node:zlib';
 import { startPlatformEmulator } from '../emulator/platform.ts';
 import type { EmulatorOptions, FeedbackEntry, PlatformEmulator } from '../emulator/platform.ts';
+import { startFromArgs } from '../emulator/cli.ts';
+import { parseGitHubFault } from '../emulator/github-faults.ts';
 
 const KEY = 'mint_test_admin_key';
 const T0 = Date.parse('2026-11-21T23:01:02.000Z');
@@ -410,5 +412,36 @@ describe('emulator CLI', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+  });
+});
+
+describe('npm run emulator -- --github', () => {
+  it('starts the GitHub REST emulator beside the platform, prints GITHUB_API_URL, and arms faults from the command line', async () => {
+    const { emulator, github, banner } = await startFromArgs(['--port', '0', '--github', '--github-fault', '502@1', '--github-fault', 'lost@git.createRef']);
+    try {
+      expect(github).toBeDefined();
+      expect(banner).toContain(`GITHUB_API_URL=${github!.url}`);
+      expect(banner).toContain('fault armed: 502 at call 1');
+      const headers = { authorization: 'token ghs_emulator_token' };
+      const first = await fetch(`${github!.url}/repos/acme/deploy`, { headers });
+      expect(first.status).toBe(502);
+      const second = await fetch(`${github!.url}/repos/acme/deploy/contents/deploy/values.yaml`, { headers });
+      expect(second.status).toBe(200);
+    } finally {
+      await emulator.close();
+      await github?.close();
+    }
+  });
+
+  it.each([
+    ['502@3', { kind: '502', call: 3 }],
+    ['lost@git.createRef', { kind: 'lost', operation: 'git.createRef' }],
+    ['secondary@pulls.create*2=5', { kind: 'secondary', operation: 'pulls.create', times: 2, value: 5 }]
+  ])('reads --github-fault %s', (spec, fault) => {
+    expect(parseGitHubFault(spec)).toEqual(fault);
+  });
+
+  it.each(['nope@1', '502@pulls.merge', '502', 'lost@'])('refuses --github-fault %s, saying what it takes', (spec) => {
+    expect(() => parseGitHubFault(spec)).toThrow(/--github-fault/);
   });
 });

@@ -115,13 +115,14 @@ describe('proposeChange', () => {
     expect(result.commitSha).toBe(head);
     const commit = emulator.commit(FULL_NAME, head);
     expect(commit?.parents).toEqual([baseSha]);
-    expect(commit?.message).toBe('chore: update site link');
+    // The trailer marks the commit as this action's, so a later run knows it may replace it.
+    expect(commit?.message).toBe('chore: update site link\n\nProposed-by: static-export-action');
     expect(commit?.files).toEqual({ [PATH]: '{"url":"new"}\n', 'README.md': '# docs\n' });
     // The base is untouched.
     expect(emulator.fileAt(FULL_NAME, 'main', PATH)).toBe('{"url":"old"}\n');
   });
 
-  it('updates the same PR with new text, resetting the branch to base + one commit', async () => {
+  it('updates the same PR with new text, moving the branch forward: base first, the replaced proposal second', async () => {
     const first = await propose('{"url":"v1"}\n');
     const firstHead = emulator.branchHead(FULL_NAME, BRANCH);
 
@@ -132,7 +133,7 @@ describe('proposeChange', () => {
 
     const head = emulator.branchHead(FULL_NAME, BRANCH) as string;
     expect(head).not.toBe(firstHead);
-    expect(emulator.commit(FULL_NAME, head)?.parents).toEqual([emulator.branchHead(FULL_NAME, 'main')]);
+    expect(emulator.commit(FULL_NAME, head)?.parents).toEqual([emulator.branchHead(FULL_NAME, 'main'), firstHead]);
     expect(emulator.fileAt(FULL_NAME, BRANCH, PATH)).toBe('{"url":"v2"}\n');
   });
 
@@ -160,15 +161,16 @@ describe('proposeChange', () => {
     expect(emulator.pulls(FULL_NAME)[0]?.body).toBe('New wording.');
   });
 
-  it('rebases the branch onto the base after the base moves', async () => {
+  it('builds on the moved base after the base moves, keeping the branch moving forward', async () => {
     await propose('{"url":"new"}\n');
+    const previous = emulator.branchHead(FULL_NAME, BRANCH);
     const moved = emulator.commitOnBranch(FULL_NAME, 'main', { 'CHANGELOG.md': 'merged elsewhere\n' }, 'Merge #9');
 
     const result = await propose('{"url":"new"}\n');
     expect(result.operation).toBe('updated');
     const head = emulator.branchHead(FULL_NAME, BRANCH) as string;
     const commit = emulator.commit(FULL_NAME, head);
-    expect(commit?.parents).toEqual([moved]);
+    expect(commit?.parents).toEqual([moved, previous]);
     expect(commit?.files).toEqual({
       [PATH]: '{"url":"new"}\n',
       'README.md': '# docs\n',
@@ -184,7 +186,7 @@ describe('proposeChange', () => {
 
   it('opens a new PR when the previous one was closed', async () => {
     const first = await propose('{"url":"new"}\n');
-    emulator.closePull(FULL_NAME, first.number);
+    emulator.closePull(FULL_NAME, first.number!);
 
     const second = await propose('{"url":"new"}\n');
     expect(second.operation).toBe('created');
@@ -258,14 +260,14 @@ describe('proposeChange errors', () => {
     expect(error.message).toContain('token is invalid');
   });
 
-  it('says the PR branch is protected when an existing branch refuses the reset', async () => {
+  it('says the PR branch is protected when an existing branch refuses the move', async () => {
     await propose('{"url":"v1"}\n');
     emulator.setPolicy({ protectedBranches: [BRANCH] });
     const error = await failure(() => propose('{"url":"v2"}\n'));
     expect(error.status).toBe(422);
     expect(error.message).toContain('protected');
     expect(error.message).toContain('choose another pr-branch');
-    expect(error.message).toContain('Cannot force-push to this branch');
+    expect(error.message).toContain('Changes must be made through a pull request.');
   });
 
   it('says the PR branch is protected when its creation is refused', async () => {

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type GitHubFault, GitHubFaults, operationOf } from './github-faults.ts';
 
 export interface Policy {
   token: string;
@@ -39,6 +40,9 @@ export interface GitHubEmulator {
   pulls(fullName: string): EmulatedPull[];
   closePull(fullName: string, number: number): void;
   setPolicy(p: Partial<Policy>): void;
+  /** Arms a fault (see github-faults.ts); `clearFaults` disarms them all. */
+  addFault(fault: GitHubFault): void;
+  clearFaults(): void;
   close(): Promise<void>;
 }
 
@@ -149,6 +153,7 @@ export async function startGitHubEmulator(options: Partial<Policy> = {}): Promis
   const requests: { method: string; path: string; status: number }[] = [];
   let commitCount = 0;
   let requestCount = 0;
+  const faults = new GitHubFaults();
   let url = '';
 
   function repoKey(owner: string, name: string): string {
@@ -614,26 +619,82 @@ export async function startGitHubEmulator(options: Partial<Policy> = {}): Promis
     }
   }
 
+  // Another run of the action writes the pull request branch: a commit of its own (with the action's
+  // trailer) proposing the base's file unchanged, on top of the branch or new from the base. Like a
+  // run that keeps the order rule, it does not replace a proposal another run already made.
+  function otherWriter(fullName: string, branch: string): void {
+    const repo = repos.get(fullName.toLowerCase());
+    if (!repo) return;
+    const base = repo.branches.get(repo.defaultBranch) as string;
+    const head = repo.branches.get(branch);
+    if (head && !repo.commits.get(head)?.message.includes('(other run)')) return;
+    const commit = storeCommit(repo, repo.commits.get(base)!.tree, head ? [base, head] : [base], 'Point the deployment at a new static export (other run)\n\nProposed-by: static-export-action', policy.token);
+    repo.branches.set(branch, commit.sha);
+  }
+
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const method = request.method ?? 'GET';
       const target = new URL(request.url ?? '/', 'http://emulator');
-      let reply: Reply;
-      try {
-        reply = answer(method, target.pathname, target.searchParams, request.headers, Buffer.concat(chunks).toString('utf8'));
-      } catch (error) {
-        reply = { status: 500, body: { message: `emulator error: ${String(error)}`, documentation_url: DOCS, status: '500' } };
-      }
-      requests.push({ method, path: target.pathname + target.search, status: reply.status });
+      const path = target.pathname + target.search;
+      const repoPath = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(target.pathname);
+      const fault = faults.take(operationOf(method, decodeURIComponent(repoPath?.[3] ?? '')));
       requestCount += 1;
-      response.writeHead(reply.status, {
-        'content-type': 'application/json; charset=utf-8',
-        'x-github-request-id': `EMU0:${String(requestCount).padStart(6, '0')}`,
-        'x-github-media-type': 'github.v3; format=json'
-      });
-      response.end(JSON.stringify(reply.body));
+      const requestId = `EMU0:${String(requestCount).padStart(6, '0')}`;
+      const send = (status: number, body: string, headers: Record<string, string> = {}) => {
+        requests.push({ method, path, status });
+        response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-github-request-id': requestId, 'x-github-media-type': 'github.v3; format=json', ...headers });
+        response.end(body);
+      };
+      const respond = () => {
+        let reply: Reply;
+        try {
+          reply = answer(method, target.pathname, target.searchParams, request.headers, Buffer.concat(chunks).toString('utf8'));
+        } catch (error) {
+          reply = { status: 500, body: { message: `emulator error: ${String(error)}`, documentation_url: DOCS, status: '500' } };
+        }
+        if (fault?.kind === 'lost') {
+          // Done, but the answer never arrives.
+          requests.push({ method, path, status: 0 });
+          request.socket.destroy();
+          return;
+        }
+        send(reply.status, JSON.stringify(reply.body));
+      };
+      const limited = (status: number, message: string, headers: Record<string, string>) =>
+        send(status, JSON.stringify({ message, documentation_url: `${DOCS}/using-the-rest-api/rate-limits-for-the-rest-api`, status: String(status) }), headers);
+      switch (fault?.kind) {
+        case undefined:
+        case 'lost':
+          return respond();
+        case '502':
+        case '503':
+          return send(Number(fault.kind), `<html><head><title>${fault.kind}</title></head><body><h1>${fault.kind === '502' ? 'Bad Gateway' : 'Service Unavailable'}</h1></body></html>`, { 'content-type': 'text/html' });
+        case 'reset':
+          requests.push({ method, path, status: 0 });
+          request.socket.destroy();
+          return;
+        case 'slow':
+          setTimeout(respond, fault.value ?? 3000);
+          return;
+        case 'secondary':
+          return limited(403, 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', { 'retry-after': String(fault.value ?? 1) });
+        case '429':
+          return limited(429, 'Too many requests', { 'retry-after': String(fault.value ?? 1) });
+        case 'primary':
+          return limited(403, 'API rate limit exceeded for installation ID 1.', {
+            'x-ratelimit-limit': '5000',
+            'x-ratelimit-remaining': '0',
+            'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + (fault.value ?? 1))
+          });
+        case 'unresolved':
+          return send(422, JSON.stringify({ message: "Could not resolve to a node with the global id of 'PR_kwDOemulated'.", documentation_url: DOCS, status: '422' }));
+        case 'writer':
+          if (repoPath) otherWriter(`${decodeURIComponent(repoPath[1]!)}/${decodeURIComponent(repoPath[2]!)}`, fault.branch ?? 'static-export/docs.example.com');
+          return respond();
+      }
     });
   });
 
@@ -694,6 +755,12 @@ export async function startGitHubEmulator(options: Partial<Policy> = {}): Promis
     },
     setPolicy(p) {
       Object.assign(policy, p);
+    },
+    addFault(fault) {
+      faults.arm(fault);
+    },
+    clearFaults() {
+      faults.clear();
     },
     close() {
       server.closeAllConnections();

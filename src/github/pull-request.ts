@@ -1,9 +1,10 @@
 // Keeps one pull request per branch current through GitHub's REST API, the way
-// peter-evans/create-pull-request does: the PR branch is always the base head plus
-// exactly one commit, made through the git data API so GitHub signs it.
-import type { getOctokit } from '@actions/github';
+// peter-evans/create-pull-request does: one branch per purpose, commits made through the git data
+// API so GitHub signs them, and a re-run updates the same pull request. The branch only moves
+// forward, and a person's commit on it is never dropped.
+import type { Octokit } from './client.ts';
 
-export type Octokit = ReturnType<typeof getOctokit>;
+export type { Octokit };
 
 export interface Repo {
   owner: string;
@@ -25,13 +26,20 @@ export interface ProposedChange {
   title: string;
   body: string;
   labels: string[];
+  /** Asked when the branch holds another proposal of this action: a reason to keep it, or undefined to replace it. */
+  judge?: (branchText: string | undefined) => Promise<string | undefined>;
+  /** A warning for the log (another writer moved the branch). */
+  warn?: (line: string) => void;
 }
 
 export interface ProposalResult {
   operation: 'created' | 'updated' | 'none';
-  number: number;
-  url: string;
+  /** Unset only when an open proposal was kept and its pull request is gone. */
+  number?: number;
+  url?: string;
   commitSha?: string; // the commit this run made, when it made one
+  /** Why the open proposal was left alone (it proposes a newer export). */
+  kept?: string;
 }
 
 export class PullRequestError extends Error {
@@ -117,7 +125,7 @@ function repoNotFound(repo: Repo): string {
 }
 
 // The branch's head commit, or undefined when the branch does not exist.
-async function branchHead(octokit: Octokit, repo: Repo, branch: string): Promise<string | undefined> {
+export async function branchHead(octokit: Octokit, repo: Repo, branch: string): Promise<string | undefined> {
   try {
     const { data } = await octokit.rest.git.getRef({ ...repo, ref: `heads/${branch}` });
     return data.object.sha;
@@ -164,104 +172,162 @@ export async function readBaseFile(octokit: Octokit, repo: Repo, path: string, b
   return { branch, sha, text: await fileText(octokit, repo, path, sha) };
 }
 
+/**
+ * The trailer of every commit this action makes on a pull request branch: a commit without it was
+ * made by someone else (a reviewer), and is never dropped or moved.
+ */
+export const PROPOSAL_TRAILER = 'Proposed-by: static-export-action';
+// Commits made before the trailer existed start with one of these.
+const LEGACY_SUBJECTS = /^(Point the deployment at a new static export|Renew the static export link) \(/;
+
+export function isProposalCommit(message: string): boolean {
+  return message.split('\n').includes(PROPOSAL_TRAILER) || LEGACY_SUBJECTS.test(message);
+}
+
+/** How many times a run re-reads the branch when another writer moved it meanwhile. */
+const BRANCH_ATTEMPTS = 3;
+
+/**
+ * Keeps one pull request from `change.branch` current. The branch only moves forward: each update is
+ * a commit whose first parent is the base head and whose second is the proposal it replaces, so
+ * GitHub itself refuses the move when someone changed the branch meanwhile; the run then reads the
+ * branch again and judges anew. A write whose answer was lost is recognised when read back.
+ */
 export async function proposeChange(octokit: Octokit, repo: Repo, change: ProposedChange): Promise<ProposalResult> {
-  const { base, branch, path } = change;
+  const { base, branch } = change;
   if (branch === base.branch) {
     throw new PullRequestError(`The pr-branch ${branch} is the base branch; choose another pr-branch`);
   }
+  for (let attempt = 1; ; attempt++) {
+    const moved = await moveBranch(octokit, repo, change);
+    if (moved !== 'raced') return ensurePullRequest(octokit, repo, change, moved);
+    if (attempt >= BRANCH_ATTEMPTS) {
+      throw new PullRequestError(
+        `Branch ${branch} in ${repo.owner}/${repo.repo} kept changing while this run wrote to it: another run or a person is writing to it. ` +
+          'Nothing of this run was left half-written; run again once the other writer is done (one concurrency group per workflow keeps runs of the same workflow apart).'
+      );
+    }
+    change.warn?.(`Another writer moved branch ${branch} in ${repo.owner}/${repo.repo} while this run wrote to it; reading it again (attempt ${attempt + 1} of ${BRANCH_ATTEMPTS}).`);
+  }
+}
 
-  // The branch is current when it is the base head plus one commit holding this text.
+interface Moved {
+  /** The commit this run made, when it made one. */
+  commitSha?: string;
+  /** Why the open proposal was left as it is. */
+  kept?: string;
+}
+
+async function moveBranch(octokit: Octokit, repo: Repo, change: ProposedChange): Promise<Moved | 'raced'> {
+  const { base, branch, path } = change;
+  const where = `${repo.owner}/${repo.repo}`;
   const headSha = await branchHead(octokit, repo, branch);
-  let current = false;
+  const parents = [base.sha];
   if (headSha !== undefined) {
-    const { data: head } = await step(`read commit ${headSha}`, repo, () =>
-      octokit.rest.git.getCommit({ ...repo, commit_sha: headSha })
-    );
-    current =
-      head.parents.length === 1 &&
-      head.parents[0]?.sha === base.sha &&
-      (await fileText(octokit, repo, path, headSha)) === change.text;
+    const { data: head } = await step(`read commit ${headSha}`, repo, () => octokit.rest.git.getCommit({ ...repo, commit_sha: headSha }));
+    if (!isProposalCommit(head.message)) {
+      const pull = await openPull(octokit, repo, branch);
+      throw new PullRequestError(
+        `Branch ${branch} in ${where} holds commit ${headSha.slice(0, 7)} ("${head.message.split('\n')[0]}") that this action did not make` +
+          `${pull ? ` (pull request #${pull.number})` : ''}. The run leaves it as it is rather than drop or rewrite a person's work: ` +
+          `merge or close ${pull ? `pull request #${pull.number}` : 'its pull request'}, delete branch ${branch}, then run again.`
+      );
+    }
+    const text = await fileText(octokit, repo, path, headSha);
+    if (head.parents[0]?.sha === base.sha && text === change.text) return {};
+    const kept = await change.judge?.(text);
+    if (kept) return { kept };
+    parents.push(headSha);
   }
 
-  let commitSha: string | undefined;
-  if (!current) {
-    commitSha = await commitOnBase(octokit, repo, change, headSha !== undefined);
-  }
-
-  const head = `${repo.owner}:${branch}`;
-  const { data: open } = await step(`list open pull requests for ${head}`, repo, () =>
-    octokit.rest.pulls.list({ ...repo, head, state: 'open' })
+  const writing = `commit ${path} for branch ${branch}`;
+  const { data: baseCommit } = await step(`read base commit ${base.sha}`, repo, () => octokit.rest.git.getCommit({ ...repo, commit_sha: base.sha }));
+  // Inline content saves a blob request; GitHub writes the blob itself.
+  const { data: tree } = await step(writing, repo, () =>
+    octokit.rest.git.createTree({ ...repo, base_tree: baseCommit.tree.sha, tree: [{ path, mode: '100644', type: 'blob', content: change.text }] })
   );
-  const existing = open[0];
+  // No author or committer: GitHub then signs the commit for an app token.
+  const message = `${change.commitMessage}\n\n${PROPOSAL_TRAILER}`;
+  const { data: commit } = await step(writing, repo, () => octokit.rest.git.createCommit({ ...repo, message, tree: tree.sha, parents }));
+  try {
+    if (headSha === undefined) await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commit.sha });
+    else await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha: commit.sha, force: false });
+  } catch (error) {
+    const failure = httpFailure(error);
+    if (failure?.status === 422 && /already exists|not a fast forward|does not exist/i.test(failure.message)) {
+      // Either this run's own write went through and its answer was lost, or another writer got there first.
+      return (await branchHead(octokit, repo, branch)) === commit.sha ? { commitSha: commit.sha } : 'raced';
+    }
+    throw toPullRequestError(error, `${headSha === undefined ? 'create' : 'move'} branch ${branch}`, where, {
+      unprocessable: `branch ${branch} is protected by a branch protection rule or ruleset that refuses this change; choose another pr-branch that no rule covers`
+    });
+  }
+  return { commitSha: commit.sha };
+}
+
+/** The file as the open pull request from `branch` proposes it; undefined when none is open or it lacks the file. */
+export async function readProposedFile(octokit: Octokit, repo: Repo, branch: string, path: string): Promise<{ number: number; text: string } | undefined> {
+  const pull = await openPull(octokit, repo, branch);
+  if (!pull) return undefined;
+  const text = await fileText(octokit, repo, path, pull.head.sha);
+  return text === undefined ? undefined : { number: pull.number, text };
+}
+
+async function openPull(octokit: Octokit, repo: Repo, branch: string) {
+  const head = `${repo.owner}:${branch}`;
+  const { data } = await step(`list open pull requests for ${head}`, repo, () => octokit.rest.pulls.list({ ...repo, head, state: 'open' }));
+  return data[0];
+}
+
+async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedChange, moved: Moved): Promise<ProposalResult> {
+  const { base, branch } = change;
+  const existing = await openPull(octokit, repo, branch);
+  if (moved.kept) return { operation: 'none', number: existing?.number, url: existing?.html_url, kept: moved.kept };
   if (existing === undefined) {
-    const { data: created } = await step(`open a pull request from ${branch} into ${base.branch}`, repo, () =>
-      octokit.rest.pulls.create({ ...repo, head: branch, base: base.branch, title: change.title, body: change.body })
-    );
-    await addLabels(octokit, repo, created.number, change.labels);
-    return { operation: 'created', number: created.number, url: created.html_url, commitSha };
+    let created;
+    try {
+      ({ data: created } = await octokit.rest.pulls.create({ ...repo, head: branch, base: base.branch, title: change.title, body: change.body }));
+    } catch (error) {
+      const failure = httpFailure(error);
+      // This run's own create went through with its answer lost, or another run opened it first.
+      if (failure?.status === 422 && /already exists/i.test(JSON.stringify((error as { response?: { data?: unknown } }).response?.data ?? failure.message))) {
+        return ensurePullRequest(octokit, repo, change, moved);
+      }
+      throw toPullRequestError(error, `open a pull request from ${branch} into ${base.branch}`, `${repo.owner}/${repo.repo}`, {});
+    }
+    await addLabels(octokit, repo, created.number, change.labels, true);
+    return { operation: 'created', number: created.number, url: created.html_url, commitSha: moved.commitSha };
   }
 
-  const edited =
-    existing.title !== change.title || (existing.body ?? '') !== change.body || existing.base.ref !== base.branch;
+  const edited = existing.title !== change.title || (existing.body ?? '') !== change.body || existing.base.ref !== base.branch;
   if (edited) {
     await step(`update pull request #${existing.number}`, repo, () =>
-      octokit.rest.pulls.update({
-        ...repo,
-        pull_number: existing.number,
-        title: change.title,
-        body: change.body,
-        base: base.branch
-      })
+      octokit.rest.pulls.update({ ...repo, pull_number: existing.number, title: change.title, body: change.body, base: base.branch })
     );
   }
-  if (!edited && commitSha === undefined) {
+  if (!edited && moved.commitSha === undefined) {
     return { operation: 'none', number: existing.number, url: existing.html_url };
   }
   // Labels someone removed by hand stay removed until the proposal changes again.
   const present = new Set(existing.labels.map((label) => label.name));
-  await addLabels(octokit, repo, existing.number, change.labels.filter((label) => !present.has(label)));
-  return { operation: 'updated', number: existing.number, url: existing.html_url, commitSha };
+  await addLabels(octokit, repo, existing.number, change.labels.filter((label) => !present.has(label)), false);
+  return { operation: 'updated', number: existing.number, url: existing.html_url, commitSha: moved.commitSha };
 }
 
-// Writes base head + one commit with the new file and points the PR branch at it.
-async function commitOnBase(octokit: Octokit, repo: Repo, change: ProposedChange, branchExists: boolean): Promise<string> {
-  const { base, branch, path } = change;
-  const writing = `commit ${path} for branch ${branch}`;
-  const { data: baseCommit } = await step(`read base commit ${base.sha}`, repo, () =>
-    octokit.rest.git.getCommit({ ...repo, commit_sha: base.sha })
-  );
-  // Inline content saves a blob request; GitHub writes the blob itself.
-  const { data: tree } = await step(writing, repo, () =>
-    octokit.rest.git.createTree({
-      ...repo,
-      base_tree: baseCommit.tree.sha,
-      tree: [{ path, mode: '100644', type: 'blob', content: change.text }]
-    })
-  );
-  // No author or committer: GitHub then signs the commit for an app token.
-  const { data: commit } = await step(writing, repo, () =>
-    octokit.rest.git.createCommit({ ...repo, message: change.commitMessage, tree: tree.sha, parents: [base.sha] })
-  );
-  const refused = {
-    unprocessable:
-      `GitHub refused to move branch ${branch}; it is likely protected by a branch protection rule or ruleset, ` +
-      'so choose another pr-branch that no rule covers'
-  };
-  if (branchExists) {
-    await step(`reset branch ${branch}`, repo, () =>
-      octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha: commit.sha, force: true }), refused
-    );
-  } else {
-    await step(`create branch ${branch}`, repo, () =>
-      octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commit.sha }), refused
-    );
-  }
-  return commit.sha;
-}
-
-async function addLabels(octokit: Octokit, repo: Repo, number: number, labels: string[]): Promise<void> {
+async function addLabels(octokit: Octokit, repo: Repo, number: number, labels: string[], justCreated: boolean): Promise<void> {
   if (labels.length === 0) return;
-  await step(`label pull request #${number}`, repo, () =>
-    octokit.rest.issues.addLabels({ ...repo, issue_number: number, labels })
-  );
+  // Right after a pull request is created, GitHub's stores may not know it yet and answer 422
+  // "Could not resolve to a node": the one 4xx worth retrying, briefly (peter-evans/create-pull-request#4321).
+  for (const pause of justCreated ? [1000, 2000, 0] : [0]) {
+    try {
+      await octokit.rest.issues.addLabels({ ...repo, issue_number: number, labels });
+      return;
+    } catch (error) {
+      const failure = httpFailure(error);
+      if (!(failure?.status === 422 && /could not resolve to a node/i.test(failure.message) && pause > 0)) {
+        throw toPullRequestError(error, `label pull request #${number}`, `${repo.owner}/${repo.repo}`, {});
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
 }

@@ -2,10 +2,10 @@
 // on the base branch, change exactly the static export settings, and propose that as one pull
 // request (or, in a dry run, only show it). Runs only after a completed export and a bundle.
 import type { Bundle, ExportJob } from '../platform/static-export.ts';
-import { linkExpiry, linkFingerprint, redactLink } from '../values/link.ts';
-import { type SettingChange, patchValuesFile } from '../values/values-file.ts';
+import { jobIdFromLink, linkExpiry, linkFingerprint, redactLink } from '../values/link.ts';
+import { type SettingChange, patchValuesFile, readSetting } from '../values/values-file.ts';
 import { formatBytes, formatUtc } from '../action/format.ts';
-import { type BaseFile, type Octokit, PullRequestError, type Repo, proposeChange, readBaseFile } from '../github/pull-request.ts';
+import { type BaseFile, type Octokit, PullRequestError, type Repo, branchHead, proposeChange, readBaseFile } from '../github/pull-request.ts';
 
 export interface ConfigTarget {
   repo: Repo;
@@ -45,6 +45,8 @@ export interface ConfigUpdate {
   changes: SettingChange[];
   baseBranch: string;
   body?: string;
+  /** Why the open pull request was left alone (it proposes a newer export). */
+  kept?: string;
 }
 
 /** Reads the values file on the base branch; a missing file is an error a person can act on. */
@@ -59,13 +61,20 @@ export async function readConfigFile(octokit: Octokit, target: ConfigTarget): Pr
   return { ...base, text: base.text };
 }
 
-export async function updateDeploymentConfig(
-  octokit: Octokit,
-  target: ConfigTarget,
-  published: PublishedBundle,
-  base?: BaseFile & { text: string }
-): Promise<ConfigUpdate> {
-  const file = base ?? (await readConfigFile(octokit, target));
+/** What the proposal needs to know beyond the bundle. */
+export interface ProposalContext {
+  /** The values file as read at the start of the run; read again only if the base moved since. */
+  base: BaseFile & { text: string };
+  /** When an export was made (the platform's createdAt), to never replace a newer proposal; unset without an api-key. */
+  createdAtOf?: (jobId: string) => Promise<string | undefined>;
+  /** A warning for the log. */
+  warn: (line: string) => void;
+}
+
+export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTarget, published: PublishedBundle, context: ProposalContext): Promise<ConfigUpdate> {
+  // The export took minutes: if the base moved, patch the file as it is now, not as it was.
+  const baseHead = await branchHead(octokit, target.repo, context.base.branch);
+  const file = baseHead === context.base.sha ? context.base : await readConfigFile(octokit, { ...target, baseBranch: context.base.branch });
   const patch = patchValuesFile(target.path, file.text, target.key, {
     bundleUrl: published.bundle.bundleUrl,
     enable: !published.renewal,
@@ -86,9 +95,35 @@ export async function updateDeploymentConfig(
     commitMessage: commitMessage(target, published),
     title: target.title ?? defaultTitle(published),
     body,
-    labels: target.labels
+    labels: target.labels,
+    judge: orderJudge(target, published.job, context.createdAtOf),
+    warn: context.warn
   });
   return { changed: true, ...proposal, changes: patch.changes, baseBranch: file.branch, body };
+}
+
+/**
+ * The order rule: a run never replaces an open proposal of a newer export (by the platform's
+ * createdAt), so a renewal of an old export can never push a newer, unmerged one out of review.
+ */
+function orderJudge(target: ConfigTarget, ours: ExportJob, createdAtOf?: (jobId: string) => Promise<string | undefined>) {
+  return async (branchText: string | undefined): Promise<string | undefined> => {
+    if (branchText === undefined) return undefined;
+    let link: unknown;
+    try {
+      link = readSetting(target.path, branchText, target.key, 'bundleUrl');
+    } catch {
+      return undefined; // a file this run cannot read is replaced by one it can
+    }
+    const theirs = typeof link === 'string' ? jobIdFromLink(link) : undefined;
+    if (!theirs || theirs === ours.jobId) return undefined;
+    if (!createdAtOf) {
+      return `The open pull request proposes export ${theirs}, and without an api-key this run cannot tell whether it is newer than ${ours.jobId}; it left the pull request alone. Merge or close it, then run again.`;
+    }
+    const theirsAt = await createdAtOf(theirs);
+    if (theirsAt === undefined || !(Date.parse(theirsAt) > Date.parse(ours.createdAt))) return undefined;
+    return `The open pull request proposes export ${theirs}, made ${formatUtc(theirsAt)}, newer than this run's ${ours.jobId} (made ${formatUtc(ours.createdAt)}); it was left as it is, so the review never goes back to older content.`;
+  };
 }
 
 function defaultTitle({ domain, renewal }: PublishedBundle): string {

@@ -6,15 +6,15 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as core from '@actions/core';
-import { getOctokit } from '@actions/github';
-import { generateBundle } from '../platform/static-export.ts';
+import { githubClient } from '../github/client.ts';
+import { generateBundle, getExport } from '../platform/static-export.ts';
 import { ApiError, type ApiClient } from '../platform/transport.ts';
 import { checkDownloadPath, downloadBundle } from '../bundle/download.ts';
 import { PublishInput, PublishOutput as Output } from '../action/constants.ts';
 import { jobIdFromLink } from '../values/link.ts';
 import { readSetting } from '../values/values-file.ts';
-import { type ConfigTarget, type ConfigUpdate, readConfigFile, showValue, updateDeploymentConfig } from './proposal.ts';
-import type { Octokit } from '../github/pull-request.ts';
+import { type ConfigTarget, type ConfigUpdate, type ProposalContext, type PublishedBundle, readConfigFile, showValue, updateDeploymentConfig } from './proposal.ts';
+import { type BaseFile, type Octokit, readProposedFile } from '../github/pull-request.ts';
 import { explainError } from '../action/explain.ts';
 import { type ExportPlan, type ExportResult, ExportFailedError, ExportTimeoutError, runExport } from './export.ts';
 import { formatBytes } from '../action/format.ts';
@@ -36,7 +36,9 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
   if (!inputs) return;
   const deadline = new Deadline(inputs.timeoutMs);
   const client = platformClient(inputs, cancellation);
-  const octokit = inputs.config ? getOctokit(inputs.config.token) : undefined;
+  const octokit = inputs.config
+    ? githubClient(inputs.config.token, { deadline, requestTimeoutMs: inputs.requestTimeoutMs, signal: cancellation.signal, log: (line) => core.info(line) })
+    : undefined;
   let plan: ExportPlan | undefined;
   let jobId: string | undefined;
   let exported: ExportResult | undefined;
@@ -46,7 +48,8 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     // that is missing or malformed, a token that cannot read it. A renewal starts from its link.
     if (inputs.download) await checkDownloadPath(inputs.download.given, inputs.download.path);
     if (inputs.keepArchive) await checkKeepArchivePath(PublishInput.KeepArchive, inputs.keepArchive.given, inputs.keepArchive.path);
-    const currentLink = inputs.config && octokit ? await readCurrentLink(octokit, inputs.config) : undefined;
+    const current = inputs.config && octokit ? await readCurrent(octokit, inputs) : undefined;
+    const currentLink = current?.link;
     if (inputs.minValidityMs !== undefined) {
       const validity = checkValidity(currentLink, inputs.minValidityMs, Date.now(), inputs.durable?.template);
       core.info(validity.reason);
@@ -57,7 +60,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     }
     core.setOutput(Output.Skipped, 'false');
     if (inputs.durable && octokit) {
-      await proposeHostedUrl(octokit, inputs, currentLink, deadline, cancellation);
+      await proposeHostedUrl(octokit, inputs, current!, deadline, cancellation);
       return;
     }
     plan = exportPlan(inputs, currentLink);
@@ -91,7 +94,16 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     // Only a completed export with a bundle reaches this point: a failed one changes no file.
     const renewal = !exported.started && currentLink !== undefined && jobIdFromLink(currentLink) === exported.job.jobId;
     const docsCommit = published && { sha: published.sha, branch: published.branch };
-    const config = inputs.config && octokit ? await proposeConfig(octokit, inputs, exported, renewal ? { previousLink: currentLink } : undefined, shortLink?.note, undefined, docsCommit) : undefined;
+    const config =
+      inputs.config && octokit && current
+        ? await proposeConfig(octokit, inputs, exported, {
+            base: current.base,
+            createdAtOf: (jobId) => exportCreatedAt(client, jobId),
+            renewal: renewal ? { previousLink: currentLink } : undefined,
+            shortLink: shortLink?.note,
+            docsCommit
+          })
+        : undefined;
     await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined, shortLink?.message, site, docsCommit);
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;
@@ -141,11 +153,43 @@ async function download(client: ApiClient, exported: ExportResult, inputs: Publi
   return { exported: renewed, site };
 }
 
-/** The link the values file holds now (undefined when none); throws on a file that does not parse. */
-async function readCurrentLink(octokit: Octokit, target: ConfigTarget): Promise<string | undefined> {
-  const file = await readConfigFile(octokit, target);
-  const link = readSetting(target.path, file.text, target.key, 'bundleUrl');
+interface CurrentConfig {
+  /** The values file on the base branch. */
+  base: BaseFile & { text: string };
+  /** The link to judge and renew: the open pull request's, when one proposes a link, else the base's. */
+  link?: string;
+}
+
+/**
+ * Reads the values file on the base (a missing or malformed one fails before any export). A renewal
+ * (job-id: auto, min-validity) judges the link the open pull request proposes, when there is one:
+ * renewing the base's older export would push a newer, unmerged one out of review.
+ */
+async function readCurrent(octokit: Octokit, inputs: PublishInputs): Promise<CurrentConfig> {
+  const target = inputs.config!;
+  const base = await readConfigFile(octokit, target);
+  const baseLink = linkIn(target, base.text);
+  if (inputs.plan !== 'auto' && inputs.minValidityMs === undefined) return { base, link: baseLink };
+  const proposed = await readProposedFile(octokit, target.repo, target.prBranch, target.path);
+  const proposedLink = proposed && linkIn(target, proposed.text);
+  if (!proposed || !proposedLink || proposedLink === baseLink) return { base, link: baseLink };
+  core.info(`Pull request #${proposed.number} proposes ${jobIdFromLink(proposedLink) ?? 'another link'}, not yet merged: judging and renewing that link, not the one on ${base.branch}.`);
+  return { base, link: proposedLink };
+}
+
+function linkIn(target: ConfigTarget, text: string): string | undefined {
+  const link = readSetting(target.path, text, target.key, 'bundleUrl');
   return typeof link === 'string' && link !== '' ? link : undefined;
+}
+
+/** The platform's createdAt of an export, to order proposals; undefined when the job is gone. */
+async function exportCreatedAt(client: ApiClient, jobId: string): Promise<string | undefined> {
+  try {
+    return (await getExport(client, jobId)).createdAt;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return undefined;
+    throw error;
+  }
 }
 
 /** The export to run: as the inputs say, or for job-id: auto, the job the current link names. */
@@ -172,7 +216,8 @@ async function reportSkip(validity: Validity, inputs: PublishInputs): Promise<vo
  * the team's storage. Check that the URL serves that archive to anyone, as a pod would fetch it,
  * then propose it. Nothing is sent to the platform.
  */
-async function proposeHostedUrl(octokit: Octokit, inputs: PublishInputs, currentLink: string | undefined, deadline: Deadline, cancellation: Cancellation): Promise<void> {
+async function proposeHostedUrl(octokit: Octokit, inputs: PublishInputs, current: CurrentConfig, deadline: Deadline, cancellation: Cancellation): Promise<void> {
+  const currentLink = current.link;
   const hosted = inputs.durable!;
   const plan = inputs.plan;
   const jobId =
@@ -203,7 +248,8 @@ async function proposeHostedUrl(octokit: Octokit, inputs: PublishInputs, current
   core.setOutput(Output.SizeBytes, String(archive.bytes));
   core.setOutput(Output.ArchivePath, hosted.archive.path);
   core.setOutput(Output.ArchiveSha256, archive.sha256);
-  const update = await proposeConfig(octokit, inputs, exported, undefined, undefined, { sha256: archive.sha256, sha256Checked: check.sha256Checked });
+  // No api-key here: the platform cannot be asked which export is newer (the order rule then keeps an open proposal of another export).
+  const update = await proposeConfig(octokit, inputs, exported, { base: current.base, hosted: { sha256: archive.sha256, sha256Checked: check.sha256Checked } });
   await writeHostedSummary(url, archive, check.sha256Checked, { target: inputs.config!, update });
 }
 
@@ -211,11 +257,9 @@ async function proposeConfig(
   octokit: Octokit,
   inputs: PublishInputs,
   exported: ExportResult,
-  renewal?: { previousLink?: string },
-  shortLink?: string,
-  hosted?: { sha256: string; sha256Checked: boolean },
-  docsCommit?: { sha: string; branch: string }
+  extra: Pick<ProposalContext, 'base' | 'createdAtOf'> & Partial<Pick<PublishedBundle, 'renewal' | 'shortLink' | 'hosted' | 'docsCommit'>>
 ): Promise<ConfigUpdate> {
+  const { renewal, shortLink, hosted, docsCommit } = extra;
   const target = inputs.config!;
   const where = `${target.path} in ${target.repo.owner}/${target.repo.repo}`;
   core.info(`${target.dryRun ? 'Dry run: computing' : 'Proposing'} the change to ${where}…`);
@@ -228,7 +272,8 @@ async function proposeConfig(
     shortLink,
     hosted,
     docsCommit
-  });
+  }, { base: extra.base, createdAtOf: extra.createdAtOf, warn: (line) => core.warning(line) });
+  if (update.kept) core.notice(update.kept);
   core.setOutput(Output.ConfigChanged, String(update.changed));
   core.setOutput(Output.PullRequestOperation, update.operation);
   if (update.number !== undefined) core.setOutput(Output.PullRequestNumber, String(update.number));

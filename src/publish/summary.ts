@@ -65,6 +65,10 @@ function addConfigSection({ target, update }: ConfigSummary): void {
     core.summary.addRaw(`<p>${where} on <code>${escapeHtml(update.baseBranch)}</code> already holds this link: no pull request needed.</p>`, true);
     return;
   }
+  if (update.kept) {
+    core.summary.addRaw(`<p>Nothing proposed: ${escapeHtml(update.kept)}</p>`, true);
+    return;
+  }
   if (target.dryRun) {
     core.summary.addRaw(`<p><strong>Dry run:</strong> nothing was written. This is the pull request the step would open against ${where}:</p>`, true);
   } else if (update.url) {

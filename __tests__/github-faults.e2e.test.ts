@@ -1,0 +1,249 @@
+// End to end through dist/index.js: the configuration pull request against a GitHub REST emulator
+// that answers as GitHub does on a bad day. Whatever fault is armed at whichever call, a run ends
+// with exactly one correct pull request, or a clear failure that leaves nothing half-written; the
+// base branch is never touched, and no token, key or link signature reaches the log (step debug on).
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import type { GitHubFault } from '../emulator/github-faults.ts';
+import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { type ActionRun, runAction } from '../emulator/runner.ts';
+import { parse } from 'yaml';
+
+const BUNDLE = 'dist/index.js';
+const REPO = 'acme/deploy';
+const TOKEN = 'ghs_emulator_token';
+const BRANCH = 'static-export/docs.example.com';
+const VALUES = readFileSync('__tests__/fixtures/config/values.yaml', 'utf8');
+/** The calls of a run that opens a new pull request with a label, in order. */
+const NEW_PR_CALLS = 12;
+
+let platform: PlatformEmulator;
+beforeAll(async () => {
+  platform = await startPlatformEmulator();
+});
+afterAll(() => platform.close());
+
+interface Scenario {
+  github: GitHubEmulator;
+  run(inputs?: Record<string, string>): Promise<ActionRun>;
+  close(): Promise<void>;
+}
+
+async function scenario(): Promise<Scenario> {
+  const github = await startGitHubEmulator();
+  github.createRepo(REPO, { 'deploy/values.yaml': VALUES });
+  return {
+    github,
+    run: (inputs = {}) =>
+      runAction(
+        BUNDLE,
+        {
+          'api-key': DEFAULT_API_KEY,
+          'api-url': platform.url,
+          'github-token': TOKEN,
+          'config-path': 'deploy/values.yaml',
+          domain: 'docs.example.com',
+          'pr-labels': 'docs',
+          'request-timeout': '2s',
+          timeout: '2m',
+          ...inputs
+        },
+        { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO, RUNNER_DEBUG: '1' }
+      ),
+    close: () => github.close()
+  };
+}
+
+const linkIn = (text: string | undefined): string | undefined => (text === undefined ? undefined : (parse(text) as { staticExport?: { bundleUrl?: string } }).staticExport?.bundleUrl);
+
+/** What every run must leave, whatever happened. */
+function expectSound(github: GitHubEmulator, run: ActionRun, context: object): void {
+  const open = github.pulls(REPO).filter((pull) => pull.state === 'open');
+  expect({ ...context, base: github.fileAt(REPO, 'main', 'deploy/values.yaml') === VALUES }).toEqual({ ...context, base: true });
+  expect({ ...context, openPulls: open.length <= 1 }).toEqual({ ...context, openPulls: true });
+  const branchText = github.fileAt(REPO, BRANCH, 'deploy/values.yaml');
+  // A branch, if any, holds a whole file with a link.
+  if (branchText !== undefined) expect({ ...context, whole: typeof linkIn(branchText) }).toEqual({ ...context, whole: 'string' });
+  const signature = /X-Amz-Signature=([0-9a-f]+)/.exec(run.outputs['bundle-url'] ?? '')?.[1];
+  for (const secret of [TOKEN, DEFAULT_API_KEY, signature].filter(Boolean) as string[]) {
+    expect({ ...context, leaked: run.stdout.includes(secret) && !run.stdout.split('\n').every((l) => !l.includes(secret) || l.startsWith('::add-mask::')) }).toEqual({ ...context, leaked: false });
+  }
+}
+
+/** A successful run: exactly one open pull request, whose branch proposes this run's link. */
+function expectOnePullRequest(github: GitHubEmulator, run: ActionRun, context: object): void {
+  expect({ ...context, code: run.code, error: run.log.split('\n').find((l) => l.startsWith('::error::')) }).toEqual({ ...context, code: 0, error: undefined });
+  const open = github.pulls(REPO).filter((pull) => pull.state === 'open');
+  expect({ ...context, open: open.length, labels: open[0]?.labels }).toEqual({ ...context, open: 1, labels: ['docs'] });
+  expect({ ...context, proposed: linkIn(github.fileAt(REPO, BRANCH, 'deploy/values.yaml')) === run.outputs['bundle-url'] }).toEqual({ ...context, proposed: true });
+  expectSound(github, run, context);
+}
+
+async function withFault(faults: GitHubFault[], context: object, job = platform.seedExportJob({ domain: 'docs.example.com' })) {
+  const s = await scenario();
+  try {
+    for (const fault of faults) s.github.addFault(fault);
+    const run = await s.run({ 'job-id': job });
+    return { run, github: s.github, context };
+  } finally {
+    await s.close();
+  }
+}
+
+describe('transient answers are retried: each ends in one correct pull request', () => {
+  it.each(['502', '503', 'reset'] as const)('%s on each call of a new pull request in turn', async (kind) => {
+    const results = await Promise.all(Array.from({ length: NEW_PR_CALLS }, (_, i) => withFault([{ kind, call: i + 1 }], { kind, call: i + 1 })));
+    for (const { run, github, context } of results) expectOnePullRequest(github, run, context);
+  });
+
+  it('a lost answer after each write of a new pull request: read back, carried on', async () => {
+    const writes = ['git.createTree', 'git.createCommit', 'git.createRef', 'pulls.create', 'issues.addLabels'];
+    const results = await Promise.all(writes.map((operation) => withFault([{ kind: 'lost', operation }], { operation })));
+    for (const { run, github, context } of results) expectOnePullRequest(github, run, context);
+  });
+
+  it('a lost answer after each write of an update: read back, carried on', async () => {
+    const writes = ['git.createTree', 'git.createCommit', 'git.updateRef', 'pulls.update'];
+    const results = await Promise.all(
+      writes.map(async (operation) => {
+        const s = await scenario();
+        try {
+          expect((await s.run({ 'job-id': platform.seedExportJob({ domain: 'docs.example.com' }) })).code).toBe(0);
+          s.github.addFault({ kind: 'lost', operation });
+          const run = await s.run({ 'job-id': platform.seedExportJob({ domain: 'docs.example.com' }) });
+          expect(run.outputs['pull-request-operation']).toBe('updated');
+          return { run, github: s.github, context: { operation } };
+        } finally {
+          await s.close();
+        }
+      })
+    );
+    for (const { run, github, context } of results) expectOnePullRequest(github, run, context);
+  });
+
+  it('a slow answer past request-timeout is abandoned and retried', async () => {
+    const { run, github, context } = await withFault([{ kind: 'slow', operation: 'pulls.list', value: 4000 }], { kind: 'slow' });
+    expectOnePullRequest(github, run, context);
+    expect(run.log).toContain('GitHub did not answer GET /repos/acme/deploy/pulls within 2 s (request-timeout); retrying.');
+  });
+
+  it.each([
+    ['a secondary rate limit', 'secondary', "GitHub's secondary rate limit was reached at POST /repos/acme/deploy/git/refs; waiting 1 s as it asks."],
+    ['a 429 with retry-after', '429', 'GitHub asked to wait 1 s (429) before POST /repos/acme/deploy/git/refs; waiting.'],
+    ['the primary rate limit', 'primary', "GitHub's rate limit was reached at POST /repos/acme/deploy/git/refs"]
+  ] as [string, 'secondary' | '429' | 'primary', string][])('%s is waited out as GitHub asks', async (_name, kind, line) => {
+    const { run, github, context } = await withFault([{ kind, operation: 'git.createRef', value: 1 }], { kind });
+    expectOnePullRequest(github, run, context);
+    expect(run.log).toContain(line);
+  });
+
+  it('the 422 "Could not resolve to a node" on the labels right after creation is retried', async () => {
+    const { run, github, context } = await withFault([{ kind: 'unresolved', operation: 'issues.addLabels' }], { kind: 'unresolved' });
+    expectOnePullRequest(github, run, context);
+  });
+
+  it('another writer creating or moving the branch at each call: re-read and re-judged', async () => {
+    const results = await Promise.all(Array.from({ length: NEW_PR_CALLS }, (_, i) => withFault([{ kind: 'writer', call: i + 1 }], { writer: i + 1 })));
+    for (const { run, github, context } of results) {
+      expectOnePullRequest(github, run, context);
+      expect(run.log).not.toMatch(/protect/i);
+    }
+  });
+
+  it('faults at random calls (seeded): one correct pull request or a clear failure, never a half-state', async () => {
+    const seed0 = Number(process.env.TEST_SEED ?? 4321);
+    let seed = seed0;
+    const rand = (n: number) => Math.floor(((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * n);
+    const kinds = ['502', '503', 'reset', 'lost', 'secondary', '429', 'writer', 'primary'] as const;
+    const cases = Array.from({ length: 10 }, () => Array.from({ length: 1 + rand(3) }, () => ({ kind: kinds[rand(kinds.length)]!, call: 1 + rand(NEW_PR_CALLS + 2), value: 1 })));
+    const results = await Promise.all(cases.map((faults, i) => withFault(faults, { seed: seed0, i, faults: faults.map((f) => `${f.kind}@${f.call}`).join(' ') })));
+    for (const { run, github, context } of results) {
+      if (run.code === 0) expectOnePullRequest(github, run, context);
+      else {
+        expect({ ...context, clear: /::error::Could not .* in acme\/deploy: /.test(run.stdout) }).toEqual({ ...context, clear: true });
+        expectSound(github, run, context);
+      }
+    }
+  });
+});
+
+describe('order and people: never older content, never a dropped commit', () => {
+  it('two runs at the same time end with one pull request proposing the newer export', async () => {
+    const s = await scenario();
+    try {
+      const older = platform.seedExportJob({ domain: 'docs.example.com', createdAt: Date.now() - 60_000 });
+      const newer = platform.seedExportJob({ domain: 'docs.example.com' });
+      const [a, b] = await Promise.all([s.run({ 'job-id': older }), s.run({ 'job-id': newer })]);
+      expect([a.code, b.code]).toEqual([0, 0]);
+      const open = s.github.pulls(REPO).filter((pull) => pull.state === 'open');
+      expect(open).toHaveLength(1);
+      expect(linkIn(s.github.fileAt(REPO, BRANCH, 'deploy/values.yaml'))).toBe(b.outputs['bundle-url']);
+      expectSound(s.github, b, { run: 'newer' });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a renewal after a push renews the export the pull request proposes, not the base’s older one', async () => {
+    const s = await scenario();
+    try {
+      const pushed = platform.seedExportJob({ domain: 'docs.example.com' });
+      expect((await s.run({ 'job-id': pushed })).code).toBe(0);
+      const renewal = await s.run({ 'job-id': 'auto', 'min-validity': '72h' });
+      expect(renewal.code).toBe(0);
+      expect(renewal.log).toMatch(/Pull request #\d+ proposes se_\w+, not yet merged: judging and renewing that link/);
+      expect(renewal.outputs['job-id']).toBe(pushed);
+      expect(linkIn(s.github.fileAt(REPO, BRANCH, 'deploy/values.yaml'))).toContain(`/${pushed}/`);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a run of an older export leaves a pull request of a newer one alone, and says why', async () => {
+    const s = await scenario();
+    try {
+      const older = platform.seedExportJob({ domain: 'docs.example.com', createdAt: Date.now() - 3_600_000 });
+      const newer = platform.seedExportJob({ domain: 'docs.example.com' });
+      const first = await s.run({ 'job-id': newer });
+      const head = s.github.branchHead(REPO, BRANCH);
+      const late = await s.run({ 'job-id': older });
+      expect(late.code).toBe(0);
+      expect(late.outputs['pull-request-operation']).toBe('none');
+      expect(late.log).toContain(`::notice::The open pull request proposes export ${newer}`);
+      expect(late.summary).toContain('Nothing proposed: The open pull request proposes export');
+      expect(s.github.branchHead(REPO, BRANCH)).toBe(head);
+      expect(linkIn(s.github.fileAt(REPO, BRANCH, 'deploy/values.yaml'))).toBe(first.outputs['bundle-url']);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("a reviewer's commit on the branch is kept: the run stops and says what to do", async () => {
+    const s = await scenario();
+    try {
+      const first = await s.run({ 'job-id': platform.seedExportJob({ domain: 'docs.example.com' }) });
+      const number = first.outputs['pull-request-number'];
+      const reviewed = s.github.commitOnBranch(REPO, BRANCH, { 'deploy/values.yaml': `${s.github.fileAt(REPO, BRANCH, 'deploy/values.yaml')}# reviewed\n` }, 'Tune the replica count');
+      const next = await s.run({ 'job-id': platform.seedExportJob({ domain: 'docs.example.com' }) });
+      expect(next.code).toBe(1);
+      expect(next.log).toContain(
+        `::error::Branch ${BRANCH} in acme/deploy holds commit ${reviewed.slice(0, 7)} ("Tune the replica count") that this action did not make (pull request #${number})`
+      );
+      expect(next.log).toContain(`merge or close pull request #${number}, delete branch ${BRANCH}, then run again`);
+      expect(s.github.branchHead(REPO, BRANCH)).toBe(reviewed);
+      expectSound(s.github, next, { reviewed: true });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a rate-limit wait too long for the timeout ends the step at once, saying what GitHub asked', async () => {
+    const started = Date.now();
+    const { run, github, context } = await withFault([{ kind: 'secondary', operation: 'git.createRef', value: 3600 }], { long: true });
+    expect(run.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(run.log).toMatch(/GitHub asked to wait for its secondary rate limit before POST \/repos\/acme\/deploy\/git\/refs could go on \(1h 00m\), but only .* of the step's timeout \(2m 00s\) is left/);
+    expectSound(github, run, context);
+  });
+});

@@ -1,0 +1,95 @@
+// GitHub as it behaves on a bad day, for the GitHub REST emulator: faults armed per call number or
+// per operation, from tests and from `npm run emulator -- --github --github-fault KIND@CALL`.
+
+export type GitHubFaultKind = '502' | '503' | 'reset' | 'lost' | 'slow' | 'secondary' | '429' | 'primary' | 'writer' | 'unresolved';
+
+export const GITHUB_FAULT_KINDS: Record<GitHubFaultKind, string> = {
+  '502': "the gateway answers 502 with an HTML page; nothing is done",
+  '503': "the gateway answers 503 with an HTML page; nothing is done",
+  reset: 'the connection is reset before anything is done',
+  lost: 'the call is done, then the connection drops before the answer',
+  slow: 'the answer comes after VALUE ms (default 3000)',
+  secondary: '403 "You have exceeded a secondary rate limit" with retry-after: VALUE s (default 1)',
+  '429': '429 with retry-after: VALUE s (default 1)',
+  primary: '403 with x-ratelimit-remaining: 0 and a reset VALUE s away (default 1)',
+  writer: 'another run of the action creates (or moves) the pull request branch just before the call, unless a run already proposed there',
+  unresolved: '422 "Could not resolve to a node" (labels right after a pull request is created)'
+};
+
+export interface GitHubFault {
+  kind: GitHubFaultKind;
+  /** The n-th call after the fault was armed (1 = the next one). */
+  call?: number;
+  /** An operation name (git.createRef, pulls.create, …): its calls, `times` of them. */
+  operation?: string;
+  /** How many calls it hits (with `operation`, or with neither: the next calls). Default 1. */
+  times?: number;
+  /** Seconds (rate limits) or milliseconds (slow). */
+  value?: number;
+  /** For `writer`: the branch the other run writes. Default static-export/docs.example.com. */
+  branch?: string;
+}
+
+/** Octokit's names of the calls the emulator serves, by method and path after /repos/{owner}/{repo}. */
+const OPERATIONS: [string, RegExp, string][] = [
+  ['GET', /^$/, 'repos.get'],
+  ['GET', /^\/git\/ref\/heads\//, 'git.getRef'],
+  ['POST', /^\/git\/refs$/, 'git.createRef'],
+  ['PATCH', /^\/git\/refs\/heads\//, 'git.updateRef'],
+  ['GET', /^\/git\/commits\//, 'git.getCommit'],
+  ['POST', /^\/git\/trees$/, 'git.createTree'],
+  ['POST', /^\/git\/commits$/, 'git.createCommit'],
+  ['GET', /^\/contents/, 'repos.getContent'],
+  ['GET', /^\/pulls$/, 'pulls.list'],
+  ['POST', /^\/pulls$/, 'pulls.create'],
+  ['PATCH', /^\/pulls\/\d+$/, 'pulls.update'],
+  ['POST', /^\/issues\/\d+\/labels$/, 'issues.addLabels']
+];
+export const OPERATION_NAMES = OPERATIONS.map(([, , name]) => name);
+
+export function operationOf(method: string, pathAfterRepo: string): string | undefined {
+  return OPERATIONS.find(([m, pattern]) => m === method && pattern.test(pathAfterRepo))?.[2];
+}
+
+/** `KIND@CALL[*TIMES][=VALUE]`, CALL a call number or an operation name: `502@3`, `lost@git.createRef`, `secondary@pulls.create*2=5`. */
+export function parseGitHubFault(spec: string): GitHubFault {
+  const match = /^([a-z0-9]+)@([a-zA-Z.]+|\d+)(?:\*(\d+))?(?:=(\d+))?$/.exec(spec.trim());
+  const kind = match?.[1] as GitHubFaultKind | undefined;
+  if (!match || !kind || !(kind in GITHUB_FAULT_KINDS)) {
+    throw new Error(`--github-fault expects KIND@CALL[*TIMES][=VALUE] with KIND one of ${Object.keys(GITHUB_FAULT_KINDS).join(', ')}; got "${spec}"`);
+  }
+  const at = match[2]!;
+  if (!/^\d+$/.test(at) && !OPERATION_NAMES.includes(at)) throw new Error(`--github-fault: "${at}" is neither a call number nor one of ${OPERATION_NAMES.join(', ')}`);
+  return {
+    kind,
+    ...(/^\d+$/.test(at) ? { call: Number(at) } : { operation: at }),
+    ...(match[3] ? { times: Number(match[3]) } : {}),
+    ...(match[4] ? { value: Number(match[4]) } : {})
+  };
+}
+
+export class GitHubFaults {
+  private armed: (GitHubFault & { left: number; armedAt: number })[] = [];
+  private calls = 0;
+
+  arm(fault: GitHubFault): void {
+    this.armed.push({ ...fault, left: fault.times ?? 1, armedAt: this.calls });
+  }
+
+  clear(): void {
+    this.armed = [];
+  }
+
+  /** Counts a call and returns the fault it meets, if any. */
+  take(operation: string | undefined): GitHubFault | undefined {
+    this.calls += 1;
+    const index = this.armed.findIndex((fault) =>
+      fault.call !== undefined ? this.calls - fault.armedAt === fault.call : fault.operation === undefined || fault.operation === operation
+    );
+    if (index < 0) return undefined;
+    const fault = this.armed[index]!;
+    fault.left -= 1;
+    if (fault.left <= 0 || fault.call !== undefined) this.armed.splice(index, 1);
+    return fault;
+  }
+}

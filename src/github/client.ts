@@ -1,0 +1,142 @@
+// The GitHub client every call of the pull request goes through: Octokit with the retry and
+// throttling plugins, configured as peter-evans/create-pull-request does, and bounded by the step's
+// one deadline.
+// - 5xx, dropped or reset connections and timeouts: plugin-retry, 3 retries after 1, 4 and 9 s.
+// - Rate limits (secondary-limit 403/429 with retry-after, x-ratelimit-remaining: 0): plugin-throttling
+//   waits as GitHub asks, twice per call at most. A plain 429 with retry-after is waited out here.
+// - Any other 4xx: never retried (plugin-retry's doNotRetry).
+// - Each attempt has its own time limit (request-timeout, or what is left of the step), and no wait
+//   starts that would end past the deadline: the step ends then, saying what GitHub asked for.
+import { getOctokit } from '@actions/github';
+import { retry } from '@octokit/plugin-retry';
+import { throttling } from '@octokit/plugin-throttling';
+import { RequestError } from '@octokit/request-error';
+import type { Deadline } from '../action/deadline.ts';
+import { formatDuration } from '../action/format.ts';
+import { abortableSleep } from '../wait/sleep.ts';
+
+export type Octokit = ReturnType<typeof getOctokit>;
+
+export interface GitHubClientOptions {
+  deadline: Deadline;
+  /** Time limit of one attempt. */
+  requestTimeoutMs: number;
+  signal?: AbortSignal;
+  /** A line for the log when GitHub makes the step wait or retry. */
+  log: (line: string) => void;
+}
+
+/** How many times a rate limit is waited out for one call. */
+const RATE_LIMIT_WAITS = 2;
+/** plugin-retry's schedule: the n-th retry waits n² seconds. */
+const RETRIES = 3;
+const retryDelayMs = (retryCount: number) => (retryCount + 1) ** 2 * 1000;
+
+/**
+ * Ends a call for good: plugin-retry retries errors that carry their request, and reads its retry
+ * budget from it, so this carries an empty one.
+ */
+export class GitHubStop extends Error {
+  readonly request = { request: undefined };
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'GitHubStop';
+  }
+}
+
+interface HookOptions {
+  method: string;
+  url: string;
+  request?: { signal?: AbortSignal; retryCount?: number };
+  [key: string]: unknown;
+}
+
+export function githubClient(token: string, options: GitHubClientOptions): Octokit {
+  const { deadline, log } = options;
+  // `POST /repos/acme/deploy/git/refs`: the route with its parameters filled in, without the host.
+  const what = (o: { method: string; url: string }) =>
+    `${o.method} ${o.url.replace(/^https?:\/\/[^/]+/, '').replace(/\{(\w+)\}/g, (hole, name: string) => String((o as Record<string, unknown>)[name] ?? hole))}`;
+  const tooLong = (asked: number, o: { method: string; url: string }, reason: string) =>
+    new GitHubStop(
+      `GitHub ${reason} before ${what(o)} could go on (${formatDuration(asked)}), but only ${formatDuration(deadline.remaining())} of the step's timeout ` +
+        `(${formatDuration(deadline.timeoutMs)}) is left. Raise timeout, or run again later.`
+    );
+
+  // Innermost, so it applies to each attempt: the retry plugins call it again for every retry.
+  const attemptLimit = (octokit: { hook: { wrap: (name: 'request', wrap: (request: (o: HookOptions) => Promise<unknown>, o: HookOptions) => Promise<unknown>) => void } }) => {
+    octokit.hook.wrap('request', async (request, o) => {
+      if (options.signal?.aborted) throw new GitHubStop('Cancelled', { cause: options.signal.reason });
+      for (let waited = 0; ; waited++) {
+        if (deadline.expired()) throw new GitHubStop(`The step's timeout (${formatDuration(deadline.timeoutMs)}) ran out before ${what(o)}.`);
+        const limitMs = deadline.limit(options.requestTimeoutMs);
+        const timeout = AbortSignal.timeout(limitMs);
+        const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+        // In place: before-after-hook binds every hook to the same options object and ignores a new one.
+        o.request = { ...o.request, signal };
+        try {
+          return await request(o);
+        } catch (error) {
+          if (options.signal?.aborted) throw new GitHubStop('Cancelled', { cause: options.signal.reason });
+          if (timeout.aborted) {
+            // A timeout is transient: a RequestError with its request, so plugin-retry retries it.
+            log(`GitHub did not answer ${what(o)} within ${formatDuration(limitMs)} (request-timeout); retrying.`);
+            throw new RequestError(`GitHub did not answer within ${formatDuration(limitMs)}`, 500, { request: { ...o, headers: {} } as never });
+          }
+          const status = (error as { status?: number }).status;
+          const headers = (error as { response?: { headers?: Record<string, string> } }).response?.headers ?? {};
+          const message = error instanceof Error ? error.message : '';
+          // A plain 429 (neither a secondary nor a primary limit, which the throttling plugin handles).
+          if (status === 429 && !/secondary rate/i.test(message) && headers['x-ratelimit-remaining'] !== '0' && waited < RATE_LIMIT_WAITS) {
+            const asked = (Number(headers['retry-after']) || 1) * 1000;
+            if (!deadline.fits(asked)) throw tooLong(asked, o, 'asked to wait (429)');
+            log(`GitHub asked to wait ${formatDuration(asked)} (429) before ${what(o)}; waiting.`);
+            await abortableSleep(asked, options.signal);
+            continue;
+          }
+          // A transient fault whose next retry would end past the deadline ends the step now.
+          const retryCount = o.request?.retryCount ?? 0;
+          if (status !== undefined && status >= 500 && retryCount < RETRIES && !deadline.fits(retryDelayMs(retryCount))) {
+            throw new GitHubStop(`GitHub answered ${status} to ${what(o)}, and the step's timeout leaves no time to retry. Raise timeout, or run again.`, { cause: error });
+          }
+          if (status !== undefined && status >= 500 && retryCount < RETRIES) log(`GitHub answered ${status} to ${what(o)}; retrying in ${formatDuration(retryDelayMs(retryCount))}.`);
+          throw error;
+        }
+      }
+    });
+    return {};
+  };
+
+  const onLimit = (kind: string) => (retryAfter: number, o: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
+    const asked = retryAfter * 1000;
+    if (retryCount >= RATE_LIMIT_WAITS) return false;
+    if (!deadline.fits(asked)) {
+      stopped = tooLong(asked, o, `asked to wait for its ${kind}`);
+      return false;
+    }
+    log(`GitHub's ${kind} was reached at ${what(o)}; waiting ${formatDuration(asked)} as it asks.`);
+    return true;
+  };
+  // Set when a rate limit asked for a wait past the deadline; the call's error is replaced by it.
+  let stopped: GitHubStop | undefined;
+
+  const octokit = getOctokit(
+    token,
+    {
+      retry: { retries: RETRIES },
+      throttle: { onRateLimit: onLimit('rate limit'), onSecondaryRateLimit: onLimit('secondary rate limit') }
+    },
+    attemptLimit as never,
+    retry,
+    throttling
+  );
+  // Outermost: a call refused for a wait past the deadline says so, not just "403".
+  octokit.hook.error('request', (error) => {
+    if (stopped) {
+      const stop = stopped;
+      stopped = undefined;
+      throw stop;
+    }
+    throw error;
+  });
+  return octokit;
+}
