@@ -152,6 +152,26 @@ describe('nothing is written when it should not be', () => {
     expect(platform.requests.filter((r) => r.route === 'start')).toHaveLength(0);
   });
 
+  it('a staticExport block reached through a YAML alias is refused, naming the anchor and how to edit, before any export', async () => {
+    github.commitOnBranch(REPO, 'main', { 'deploy/values.yaml': 'exportDefaults: &exportDefaults\n  enabled: true\n  bundleUrl: ""\nstaticExport: *exportDefaults\n' }, 'Share the block');
+    github.requests.length = 0;
+    const result = await run({ domain: 'docs.example.com' });
+    expect(result.code).toBe(1);
+    expect(result.log).toContain('::error::deploy/values.yaml:4: "staticExport" is an alias (*exportDefaults) of the anchor &exportDefaults on line 1');
+    expect(writes()).toEqual([]);
+    expect(platform.requests.filter((r) => r.route === 'start')).toHaveLength(0);
+  });
+
+  it('a one-line JSON file stays on one line when version is added', async () => {
+    github.commitOnBranch(REPO, 'main', { 'deploy/values.json': '{"staticExport": {"enabled": true, "bundleUrl": ""}}\n' }, 'One line');
+    const job = platform.seedExportJob({ domain: 'docs.example.com' });
+    const result = await run({ 'job-id': job, domain: 'docs.example.com', 'config-path': 'deploy/values.json', version: '2024-06-01' });
+    expect(result.code).toBe(0);
+    expect(github.fileAt(REPO, 'static-export/docs.example.com', 'deploy/values.json')).toBe(
+      `{"staticExport": {"enabled": true, "bundleUrl": "${result.outputs['bundle-url']}", "version": "2024-06-01"}}\n`
+    );
+  });
+
   it('a failed export changes no file and opens no pull request', async () => {
     const live = await startPlatformEmulator({ profile: { queuedMs: 100, runMs: 1500, failAt: 30 } });
     try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { checkAdminKey } from '../src/platform/key.ts';
-import { InputError, parseBaseUrl, parseBoolean, parseDuration, parseHostname, parseList, parseRepository } from '../src/action/inputs.ts';
+import { InputError, isBareNumber, parseBaseUrl, parseBoolean, parseDuration, parseHostname, parseList, parseRepository } from '../src/action/inputs.ts';
 
 describe('parseDuration', () => {
   it.each([
@@ -16,8 +16,25 @@ describe('parseDuration', () => {
     expect(parseDuration('timeout', text)).toBe(ms);
   });
 
-  it.each(['', 'soon', '10 minutes', '1h30', '-5m', '0s', '1x'])('refuses %j, naming the input', (text) => {
+  it.each(['', 'soon', '10 minutes', '1h30', '-5m', '1x'])('refuses %j, naming the input', (text) => {
     expect(() => parseDuration('timeout', text)).toThrow(/^Input 'timeout': .*Use a number with a unit, such as 90s/);
+  });
+
+  it.each(['0', '0s', '0m', '0h0m', '0.0'])('reads %j as zero: refused where zero cannot mean anything, allowed where it can', (text) => {
+    expect(() => parseDuration('timeout', text)).toThrow("Input 'timeout': '" + text + "' is zero: the step would start and give up at once.");
+    expect(parseDuration('min-poll-interval', text, { allowZero: true })).toBe(0);
+  });
+
+  it('reads any number with any unit, and a bare number as seconds (500 random cases)', () => {
+    let seed = Number(process.env.TEST_SEED ?? 77);
+    const rand = (n: number) => Math.floor(((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * n);
+    const units = [['ms', 1], ['s', 1000], ['m', 60_000], ['h', 3_600_000], ['d', 86_400_000], ['', 1000]] as const;
+    for (let i = 0; i < 500; i++) {
+      const [unit, factor] = units[rand(units.length)]!;
+      const value = 1 + rand(1000);
+      expect({ text: `${value}${unit}`, ms: parseDuration('timeout', `${value}${unit}`) }).toEqual({ text: `${value}${unit}`, ms: value * factor });
+      expect(isBareNumber(`${value}${unit}`)).toBe(unit === '');
+    }
   });
 });
 
@@ -58,9 +75,27 @@ describe('other inputs', () => {
   });
 
   it('normalises the API URL and refuses other schemes', () => {
-    expect(parseBaseUrl('api-url', 'http://127.0.0.1:4010/')).toBe('http://127.0.0.1:4010');
+    expect(parseBaseUrl('api-url', 'http://127.0.0.1:4010/')).toEqual({ url: 'http://127.0.0.1:4010' });
     expect(() => parseBaseUrl('api-url', 'ftp://x')).toThrow("Input 'api-url'");
     expect(() => parseBaseUrl('api-url', 'api.mintlify.com')).toThrow("Input 'api-url'");
+  });
+
+  it("takes the OpenAPI files' servers entry (/v1) as the host, and says so", () => {
+    expect(parseBaseUrl('api-url', 'https://api.mintlify.com/v1')).toEqual({ url: 'https://api.mintlify.com', droppedVersion: true });
+    expect(parseBaseUrl('api-url', 'https://api.mintlify.com/v1/')).toEqual({ url: 'https://api.mintlify.com', droppedVersion: true });
+    expect(parseBaseUrl('api-url', 'https://proxy.example.com/mintlify')).toEqual({ url: 'https://proxy.example.com/mintlify' });
+  });
+
+  it.each(['http://api.mintlify.com', 'http://10.0.0.5:8080', 'http://proxy.example.com/v1'])('refuses plain http to another host: %s', (url) => {
+    expect(() => parseBaseUrl('api-url', url)).toThrow(/is plain http to another host: the API key would cross the network unencrypted\. Use https:\/\//);
+  });
+
+  it.each(['http://localhost:4010', 'http://127.0.0.1:4010', 'http://[::1]:4010', 'http://platform.test:8080'])('allows plain http on loopback and .test names: %s', (url) => {
+    expect(parseBaseUrl('api-url', url).url).toBe(url);
+  });
+
+  it('drops repeated list items, keeping the first', () => {
+    expect(parseList('guides/a, guides/b\nguides/a\n, guides/c,guides/b')).toEqual(['guides/a', 'guides/b', 'guides/c']);
   });
 
   it('reads owner/name', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { jobIdFromLink, linkExpiry, redactLink } from '../src/values/link.ts';
+import { jobIdFromLink, linkExpiry, linkSecrets, redactLink } from '../src/values/link.ts';
 
 const S3_SIGNATURE = 'aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404';
 const S3_V4 =
@@ -143,5 +143,24 @@ describe('redactLink', () => {
 
   it('shows nothing of a string that is not a URL', () => {
     expect(redactLink('bundle.tar.gz?X-Amz-Signature=abc')).toBe('(not a valid link)');
+  });
+});
+
+describe('linkSecrets', () => {
+  it('masks the signature, credential and token of a presigned link, sent and decoded, and the whole link', () => {
+    const link =
+      'https://b.s3.amazonaws.com/se_1/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEXAMPLE%2F20261124%2Fus-east-1%2Fs3%2Faws4_request' +
+      '&X-Amz-Date=20261124T000000Z&X-Amz-Expires=3600&X-Amz-Security-Token=FwoGZXIvYXdzEJr%2F%2Ftoken&X-Amz-Signature=0123456789abcdef';
+    expect(linkSecrets(link).sort()).toEqual(
+      [link, 'AKIAEXAMPLE%2F20261124%2Fus-east-1%2Fs3%2Faws4_request', 'AKIAEXAMPLE/20261124/us-east-1/s3/aws4_request', 'FwoGZXIvYXdzEJr%2F%2Ftoken', 'FwoGZXIvYXdzEJr//token', '0123456789abcdef'].sort()
+    );
+  });
+
+  it('masks Azure and CloudFront signatures too, and nothing of a link that grants nothing', () => {
+    expect(linkSecrets('https://a.blob.core.windows.net/c/b.tar.gz?se=2026-11-30&sp=r&sig=abcdefgh12345678')).toContain('abcdefgh12345678');
+    expect(linkSecrets('https://d.cloudfront.net/b.tar.gz?Expires=1&Signature=sigsigsig123&Key-Pair-Id=APKAEXAMPLE1')).toEqual(
+      expect.arrayContaining(['sigsigsig123', 'APKAEXAMPLE1'])
+    );
+    expect(linkSecrets('https://bundles.example.com/se_1/bundle.tar.gz')).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getExport, startExport } from '../src/platform/static-export.ts';
+import { createAgentJob } from '../src/platform/agent.ts';
 import { ApiClient, ApiError, ResponseShapeError, parseRetryAfter } from '../src/platform/transport.ts';
 
 type Reply = (req: IncomingMessage, res: ServerResponse) => void;
@@ -77,15 +78,37 @@ describe('retries', () => {
     expect(seen[1].at - seen[0].at).toBeGreaterThanOrEqual(950);
   });
 
-  it('sends a start again after a 5xx, never after a dropped connection', async () => {
-    replies.push(json(502, {}), json(202, job));
-    await expect(startExport(client(), { domain: 'docs.example.com' })).resolves.toMatchObject({ jobId: 'se_1' });
-    expect(seen.filter((r) => r.method === 'POST')).toHaveLength(2);
-    seen = [];
-    replies.push(drop, json(202, job));
-    const error = (await startExport(client(), { domain: 'docs.example.com' }).catch((e: unknown) => e)) as ApiError;
-    expect(error.maybeTaken).toBe(true);
-    expect(seen).toHaveLength(1);
+  it('sends an export start again after a fault that may hide a started job, and warns that a second export may run', async () => {
+    for (const fault of [json(502, {}), json(504, {}), json(500, {}), drop]) {
+      seen = [];
+      const warnings: string[] = [];
+      replies.push(fault, json(202, job));
+      await expect(startExport(client({ warn: (m: string) => warnings.push(m) }), { domain: 'docs.example.com' })).resolves.toMatchObject({ jobId: 'se_1' });
+      expect(seen.filter((r) => r.method === 'POST')).toHaveLength(2);
+      expect(warnings).toEqual([expect.stringContaining('so the platform may have started the export although no answer arrived. Sending the start again: a second export may run')]);
+    }
+  });
+
+  it('never sends an agent job create again after a fault that may hide a created job (a second job would open a second pull request)', async () => {
+    for (const fault of [json(502, {}), json(504, {}), json(500, {}), drop]) {
+      seen = [];
+      replies.push(fault, json(201, { id: 'a1' }));
+      const error = (await createAgentJob(client(), 'proj', 'Fix typos').catch((e: unknown) => e)) as ApiError;
+      expect(error).toBeInstanceOf(ApiError);
+      expect(seen.filter((r) => r.method === 'POST')).toHaveLength(1);
+      replies.length = 0;
+    }
+  });
+
+  it('sends an export start again after 503 and 429 without a warning: the platform surely did not take it', async () => {
+    for (const fault of [json(503, {}), json(429, {})]) {
+      seen = [];
+      const warnings: string[] = [];
+      replies.push(fault, json(202, job));
+      await expect(startExport(client({ warn: (m: string) => warnings.push(m) }), { domain: 'docs.example.com' })).resolves.toMatchObject({ jobId: 'se_1' });
+      expect(seen.filter((r) => r.method === 'POST')).toHaveLength(2);
+      expect(warnings).toEqual([]);
+    }
   });
 
   it('retries a start whose connection was refused: the server never saw it', async () => {

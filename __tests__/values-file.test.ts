@@ -398,3 +398,19 @@ describe('readSetting', () => {
     expect(() => readSetting('values.json', '{', 'staticExport', 'bundleUrl')).toThrow(ConfigFileError);
   });
 });
+
+describe('what a careful user expects of unusual files', () => {
+  it('refuses a block reached through a YAML alias, naming the anchor and how to edit', () => {
+    const text = 'defaults: &exportDefaults\n  enabled: true\n  bundleUrl: "https://old"\n\nstaticExport: *exportDefaults\n';
+    expect(() => patchValuesFile('deploy/values.yaml', text, 'staticExport', { bundleUrl: 'https://new' })).toThrow(
+      'deploy/values.yaml:5: "staticExport" is an alias (*exportDefaults) of the anchor &exportDefaults on line 1, so a change here would change every block that uses that anchor. Write the block out in full under staticExport (in place of *exportDefaults), then run again'
+    );
+  });
+
+  it.each([
+    ['{"staticExport": {"enabled": true, "bundleUrl": "https://old"}}\n', '{"staticExport": {"enabled": true, "bundleUrl": "https://new", "version": "2024-06-01"}}\n'],
+    ['{"staticExport":{"enabled":true,"bundleUrl":"https://old"}}', '{"staticExport":{"enabled":true,"bundleUrl":"https://new","version":"2024-06-01"}}']
+  ])('keeps a one-line JSON file on one line, in its own spacing: %s', (before, after) => {
+    expect(patchValuesFile('values.json', before, 'staticExport', { bundleUrl: 'https://new', version: '2024-06-01' }).text).toBe(after);
+  });
+});

@@ -49,7 +49,10 @@ export interface FeedbackEntry {
 }
 
 // 'truncate': the route answers, but the body stops halfway (short of its Content-Length) and the connection ends.
-export type FaultKind = '500' | '503' | '429' | 'drop' | 'hang' | '409' | 'truncate';
+// 'trickle': the route answers, one byte of the body every 200 ms. 'oversize': a 200 whose body runs
+// to megabytes. 'bad-expiry': the bundle answer's expiresAt is "in 7 days". '502-taken', 'drop-taken':
+// the route acts (a start creates its job), then the answer is a gateway 502 or a dropped connection.
+export type FaultKind = '500' | '503' | '429' | 'drop' | 'hang' | '409' | 'truncate' | 'trickle' | 'oversize' | 'bad-expiry' | '502-taken' | 'drop-taken';
 export type RouteName = 'start' | 'status' | 'bundle' | 'agent-get' | 'agent-create' | 'feedback' | 'download' | 'deploy' | 'deploy-status';
 
 export interface Fault {
@@ -154,7 +157,9 @@ const MAX_BODY_BYTES = 1_000_000;
 const FEEDBACK_SOURCES: FeedbackSource[] = ['code_snippet', 'contextual', 'agent', 'thumbs_only'];
 const FEEDBACK_STATUSES: FeedbackStatus[] = ['pending', 'in_progress', 'resolved', 'dismissed'];
 const ROUTE_NAMES: (RouteName | 'any')[] = ['start', 'status', 'bundle', 'agent-get', 'agent-create', 'feedback', 'download', 'deploy', 'deploy-status', 'any'];
-const FAULT_KINDS: FaultKind[] = ['500', '503', '429', 'drop', 'hang', '409', 'truncate'];
+const FAULT_KINDS: FaultKind[] = ['500', '503', '429', 'drop', 'hang', '409', 'truncate', 'trickle', 'oversize', 'bad-expiry', '502-taken', 'drop-taken'];
+/** Faults that let the route answer (or act) first and then spoil what goes back. */
+const AFTER_ANSWER: FaultKind[] = ['truncate', 'trickle', 'bad-expiry', '502-taken', 'drop-taken'];
 // A bare hostname with at least one dot: no scheme, port, path or trailing slash.
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/i;
 
@@ -635,6 +640,22 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
     return { status: 404, json: { error: 'Not found' } };
   }
 
+  // The whole answer, one byte every 200 ms: an answer that never stalls long enough for an idle timeout.
+  function trickle(res: ServerResponse, answer: Answer): void {
+    const payload = Buffer.from(JSON.stringify(answer.json ?? {}));
+    res.writeHead(answer.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(payload.length) });
+    let at = 0;
+    const timer = setInterval(() => {
+      if (res.destroyed || at >= payload.length) {
+        clearInterval(timer);
+        if (!res.destroyed) res.end();
+        return;
+      }
+      res.write(payload.subarray(at, at + 1));
+      at += 1;
+    }, 200);
+  }
+
   function send(res: ServerResponse, answer: Answer, headOnly: boolean, truncate = false): void {
     let payload: Buffer = Buffer.alloc(0);
     let contentType: string | undefined = answer.contentType;
@@ -673,11 +694,34 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
     const fault = route === 'unknown' ? undefined : takeFault(route);
     const truncate = fault?.kind === 'truncate';
     const reply = (answer: Answer): void => {
+      if (fault?.kind === 'drop-taken') {
+        req.socket.destroy();
+        return;
+      }
+      if (fault?.kind === '502-taken') answer = { status: 502, bytes: Buffer.from('<html><body><h1>502 Bad Gateway</h1></body></html>'), contentType: 'text/html' };
+      if (fault?.kind === 'bad-expiry' && answer.json && typeof answer.json === 'object') answer = { ...answer, json: { ...(answer.json as object), expiresAt: 'in 7 days' } };
       record.status = answer.status;
+      if (fault?.kind === 'trickle') return trickle(res, answer);
       send(res, answer, method === 'HEAD', truncate);
     };
+    if (fault?.kind === 'oversize') {
+      // A 200 whose body never ends soon: 64 KB chunks up to 400 MB, or until the client hangs up.
+      record.status = 200;
+      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      let sent = 0;
+      const pump = (): void => {
+        while (sent < 400 * 1024 * 1024 && !res.destroyed) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+      return;
+    }
 
-    if (fault && !truncate) {
+    if (fault && !AFTER_ANSWER.includes(fault.kind)) {
       const answer = faultAnswer(fault, route);
       if (answer === 'drop') req.socket.destroy();
       else if (answer !== 'hang') reply(answer); // a hung request stays open until close()

@@ -48,11 +48,14 @@ export class DeadlineError extends Error {
   readonly askedMs: number;
   readonly remainingMs: number;
   readonly timeoutMs: number;
+  /** `what` says who asked for a wait of `askedMs`; with `askedMs` 0, what was next when the time ran out. */
   constructor(what: string, askedMs: number, deadline: Deadline) {
     const left = deadline.remaining();
     super(
-      `${what} (${formatDuration(askedMs)}), but only ${formatDuration(left)} of the step's timeout ` +
-        `(${formatDuration(deadline.timeoutMs)}) is left. Raise the timeout input if waits this long are expected.`
+      askedMs === 0
+        ? `The step's timeout (${formatDuration(deadline.timeoutMs)}) ran out before ${what}. Raise the timeout input, or run again.`
+        : `${what} (${formatDuration(askedMs)}), but only ${formatDuration(left)} of the step's timeout ` +
+            `(${formatDuration(deadline.timeoutMs)}) is left. Raise the timeout input if waits this long are expected.`
     );
     this.name = 'DeadlineError';
     this.askedMs = askedMs;

@@ -12,21 +12,36 @@ export class InputError extends Error {
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** `90s`, `15m`, `1h30m`, `2d`, `500ms`; a bare number is seconds. Returns milliseconds. */
-export function parseDuration(name: string, raw: string): number {
+/**
+ * `90s`, `15m`, `1h30m`, `2d`, `500ms`, `0s`; a bare number is seconds (`isBareNumber` tells the
+ * caller, which says so in a notice). Returns milliseconds. Zero is refused unless `allowZero`: a
+ * timeout of 0 would start work and give up on it at once.
+ */
+export function parseDuration(name: string, raw: string, options: { allowZero?: boolean } = {}): number {
   const text = raw.trim().toLowerCase();
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  const part = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
   let total = 0;
-  let consumed = 0;
-  for (let match = part.exec(text); match; match = part.exec(text)) {
-    total += Number(match[1]) * DURATION_UNITS[match[2]];
-    consumed = part.lastIndex;
+  if (isBareNumber(text)) {
+    total = Number(text) * 1000;
+  } else {
+    const part = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
+    let consumed = 0;
+    for (let match = part.exec(text); match; match = part.exec(text)) {
+      total += Number(match[1]) * DURATION_UNITS[match[2]];
+      consumed = part.lastIndex;
+    }
+    if (text === '' || consumed !== text.length) {
+      throw new InputError(name, `'${raw}' is not a duration. Use a number with a unit, such as 90s, 15m, 1h or 1h30m (a bare number is seconds).`);
+    }
   }
-  if (text === '' || consumed !== text.length || total <= 0) {
-    throw new InputError(name, `'${raw}' is not a duration. Use a number with a unit, such as 90s, 15m, 1h or 1h30m.`);
+  if (total <= 0 && !options.allowZero) {
+    throw new InputError(name, `'${raw}' is zero: the step would start and give up at once. Give a duration above zero, such as 30s or 15m.`);
   }
   return Math.round(total);
+}
+
+/** A duration given without a unit, read as seconds. */
+export function isBareNumber(raw: string): boolean {
+  return /^\d+(\.\d+)?$/.test(raw.trim());
 }
 
 export function parseBoolean(name: string, raw: string): boolean {
@@ -36,12 +51,13 @@ export function parseBoolean(name: string, raw: string): boolean {
   throw new InputError(name, `'${raw}' is not a boolean. Use true or false.`);
 }
 
-/** One item per line or comma-separated; blanks dropped. */
+/** One item per line or comma-separated; blanks and repeats dropped (the first of each kept). */
 export function parseList(raw: string): string[] {
-  return raw
+  const items = raw
     .split(/[\n,]/)
     .map((item) => item.trim())
     .filter((item) => item !== '');
+  return [...new Set(items)];
 }
 
 export function parsePositiveInteger(name: string, raw: string, max?: number): number {
@@ -93,8 +109,23 @@ function checkHostname(name: string, hostname: string, raw: string, fix: string)
   return hostname;
 }
 
-/** An `https://` or `http://` base URL without a trailing slash. */
-export function parseBaseUrl(name: string, raw: string): string {
+export interface BaseUrl {
+  url: string;
+  /** Set when a trailing /v1 (the OpenAPI files' `servers` entry) was dropped, so the caller can say so. */
+  droppedVersion?: boolean;
+}
+
+/** Plain http may only reach this machine (an emulator) or a `.test` name (never on the internet). */
+export function isLocalHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname.endsWith('.test');
+}
+
+/**
+ * The API's base URL, without a trailing slash. `https://api.mintlify.com/v1`, pasted from the
+ * OpenAPI files, is taken as the host (the paths carry /v1 and /v2 themselves). Plain `http:` is
+ * refused but for loopback: the key would cross the network in clear text.
+ */
+export function parseBaseUrl(name: string, raw: string): BaseUrl {
   const text = raw.trim();
   let url: URL;
   try {
@@ -105,7 +136,15 @@ export function parseBaseUrl(name: string, raw: string): string {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new InputError(name, `'${raw}' must start with https:// (or http:// for a local emulator).`);
   }
-  return url.toString().replace(/\/+$/, '');
+  if (url.protocol === 'http:' && !isLocalHost(url.hostname)) {
+    throw new InputError(name, `'${raw}' is plain http to another host: the API key would cross the network unencrypted. Use https://${url.host}${url.pathname === '/' ? '' : url.pathname}.`);
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new InputError(name, `'${raw}' has a user, query or fragment. Give the base URL only, such as https://api.mintlify.com.`);
+  }
+  const base = url.toString().replace(/\/+$/, '');
+  if (/\/v1$/.test(base)) return { url: base.slice(0, -'/v1'.length), droppedVersion: true };
+  return { url: base };
 }
 
 /** `owner/name` of a GitHub repository. */

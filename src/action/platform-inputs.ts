@@ -5,7 +5,7 @@ import * as core from '@actions/core';
 import { checkAdminKey } from '../platform/key.ts';
 import { ApiClient, type ApiClientOptions } from '../platform/transport.ts';
 import { DEFAULT_API_URL, PlatformInput, PollInput, ProjectInput } from './constants.ts';
-import { InputError, parseBaseUrl, parseDuration } from './inputs.ts';
+import { InputError, isBareNumber, parseBaseUrl, parseDuration } from './inputs.ts';
 import type { Cancellation } from './runtime.ts';
 import type { ScheduleLimits } from '../wait/wait.ts';
 
@@ -21,13 +21,30 @@ export interface PlatformInputs {
  * to the platform needs none); otherwise it is an error.
  */
 export function readPlatformInputs(options: { keyOptional?: boolean } = {}): PlatformInputs {
-  const apiKey = core.getInput(PlatformInput.ApiKey, { required: !options.keyOptional });
+  const apiKey = core.getInput(PlatformInput.ApiKey);
   if (apiKey !== '') core.setSecret(apiKey);
+  if (apiKey.trim() === '' && !options.keyOptional) {
+    // What a workflow passes when the secret is not set (a fork, a typo in its name): say so.
+    throw new InputError(
+      PlatformInput.ApiKey,
+      'is empty. Pass your admin API key from a secret, for example api-key: ${{ secrets.DOCS_ADMIN_KEY }}; a secret that is not set (or not available to this workflow, as in a pull request from a fork) arrives empty.'
+    );
+  }
+  const base = parseBaseUrl(PlatformInput.ApiUrl, core.getInput(PlatformInput.ApiUrl) || DEFAULT_API_URL);
+  if (base.droppedVersion) core.notice(`Input 'api-url' ends in /v1, as in the platform's OpenAPI files; using ${base.url}, since each request's path carries its own version.`);
   return {
     apiKey: options.keyOptional && apiKey.trim() === '' ? '' : checkAdminKey(PlatformInput.ApiKey, apiKey),
-    apiUrl: parseBaseUrl(PlatformInput.ApiUrl, core.getInput(PlatformInput.ApiUrl) || DEFAULT_API_URL),
-    requestTimeoutMs: parseDuration(PlatformInput.RequestTimeout, core.getInput(PlatformInput.RequestTimeout) || '30s')
+    apiUrl: base.url,
+    requestTimeoutMs: readDuration(PlatformInput.RequestTimeout, '30s')
   };
+}
+
+/** A duration input, or its default; a bare number is read as seconds, and the log says so. */
+export function readDuration(name: string, fallback: string, options: { allowZero?: boolean } = {}): number {
+  const text = core.getInput(name).trim() || fallback;
+  const ms = parseDuration(name, text, options);
+  if (isBareNumber(text)) core.notice(`Input '${name}': ${text} has no unit, so it is read as ${text} seconds. Write ${text}s to say so, or use m or h.`);
+  return ms;
 }
 
 /** The project the agent and analytics operations address. */
@@ -42,8 +59,8 @@ export function readProjectId(): string {
 
 export function readPollLimits(): ScheduleLimits {
   const minText = core.getInput(PollInput.MinPollInterval) || '1s';
-  const floorMs = parseDuration(PollInput.MinPollInterval, minText);
-  const ceilingMs = parseDuration(PollInput.MaxPollInterval, core.getInput(PollInput.MaxPollInterval) || '30s');
+  const floorMs = readDuration(PollInput.MinPollInterval, '1s', { allowZero: true });
+  const ceilingMs = readDuration(PollInput.MaxPollInterval, '30s');
   if (ceilingMs < floorMs) throw new InputError(PollInput.MaxPollInterval, `must not be shorter than min-poll-interval (${minText}).`);
   return { floorMs, ceilingMs };
 }
@@ -57,6 +74,7 @@ export function platformClient(inputs: PlatformInputs, cancellation: Cancellatio
     signal: cancellation.signal,
     debug: (line) => core.debug(line),
     onRetry: (message) => core.info(message),
+    warn: (message) => core.warning(message),
     ...options
   });
 }

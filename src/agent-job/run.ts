@@ -8,9 +8,10 @@ import { ApiError } from '../platform/transport.ts';
 import { AgentJobInput as Input, AgentJobOutput as Output } from '../action/constants.ts';
 import { explainError } from '../action/explain.ts';
 import { formatDuration, formatInstant } from '../action/format.ts';
-import { InputError, parseBoolean, parseDuration } from '../action/inputs.ts';
-import { type PlatformInputs, platformClient, readPlatformInputs, readPollLimits, readProjectId } from '../action/platform-inputs.ts';
+import { InputError, parseBoolean } from '../action/inputs.ts';
+import { type PlatformInputs, platformClient, readDuration, readPlatformInputs, readPollLimits, readProjectId } from '../action/platform-inputs.ts';
 import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
+import { Deadline } from '../action/deadline.ts';
 import type { ScheduleLimits } from '../wait/wait.ts';
 
 export interface AgentJobInputs extends PlatformInputs {
@@ -46,7 +47,7 @@ export function readAgentJobInputs(): AgentJobInputs {
     ...platform,
     projectId,
     plan,
-    timeoutMs: parseDuration(Input.Timeout, core.getInput(Input.Timeout) || '30m'),
+    timeoutMs: readDuration(Input.Timeout, '30m'),
     limits: readPollLimits(),
     failOnFailed: parseBoolean(Input.FailOnFailed, core.getInput(Input.FailOnFailed) || 'true')
   };
@@ -55,7 +56,8 @@ export function readAgentJobInputs(): AgentJobInputs {
 export async function run(cancellation = new Cancellation()): Promise<void> {
   const inputs = readInputs(readAgentJobInputs);
   if (!inputs) return;
-  const client = platformClient(inputs, cancellation, { maxRetryAfterMs: LONGEST_CREATE_WAIT_MS });
+  const deadline = new Deadline(inputs.timeoutMs);
+  const client = platformClient(inputs, cancellation, { maxRetryAfterMs: LONGEST_CREATE_WAIT_MS, deadline });
   const prompt = 'start' in inputs.plan ? inputs.plan.start.prompt : undefined;
   let jobId = 'follow' in inputs.plan ? inputs.plan.follow : undefined;
   cancellation.note = 'The step stopped before an agent job was started.';

@@ -15,7 +15,8 @@ import pRetry from 'p-retry';
 import type { Bundle } from '../platform/static-export.ts';
 import { parseRetryAfter } from '../platform/transport.ts';
 import { redactLink } from '../values/link.ts';
-import { formatBytes, formatSeconds } from '../action/format.ts';
+import { formatBytes, formatDuration, formatSeconds } from '../action/format.ts';
+import type { Deadline } from '../action/deadline.ts';
 import { abortableSleep } from '../wait/sleep.ts';
 import { BundleError, DEFAULT_LIMITS, type UnpackLimits } from './guard.ts';
 import { type ArchiveFormat, detectFormat, unpackTarGz, unpackZip, type UnpackedTree } from './unpack.ts';
@@ -41,6 +42,8 @@ export interface DownloadBundleOptions {
   minBackoffMs?: number;
   /** A download that receives nothing for this long is cut and retried. */
   idleTimeoutMs?: number;
+  /** The step's one deadline: the download, its retries and their waits end by it. */
+  deadline?: Deadline;
   /** Also keep the archive as served at this path (absolute; must not exist), once every check passed. */
   keepArchive?: { input: string; path: string };
 }
@@ -72,7 +75,21 @@ const MAX_REDIRECTS = 5;
 /** The longest Retry-After the download honours; p-retry's backoff is the floor. */
 const MAX_RETRY_AFTER_MS = 60_000;
 
-export async function downloadBundle(options: DownloadBundleOptions): Promise<DownloadedBundle> {
+export async function downloadBundle(given: DownloadBundleOptions): Promise<DownloadedBundle> {
+  // The step's deadline ends the download too: its signal aborts whatever is in flight then.
+  const stepEnd = given.deadline && AbortSignal.timeout(Math.max(1, given.deadline.remaining()));
+  const signal = stepEnd ? (given.signal ? AbortSignal.any([given.signal, stepEnd]) : stepEnd) : given.signal;
+  try {
+    return await downloadWithin({ ...given, signal });
+  } catch (error) {
+    if (stepEnd?.aborted && !given.signal?.aborted) {
+      throw new BundleError('timeout', `The download of the bundle did not finish within the step's timeout (${formatDuration(given.deadline!.timeoutMs)}); nothing was unpacked or kept. Raise timeout.`);
+    }
+    throw error;
+  }
+}
+
+async function downloadWithin(options: DownloadBundleOptions): Promise<DownloadedBundle> {
   const limits: UnpackLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const target = resolve(options.directory);
   await checkDownloadPath(options.directory, target);
@@ -181,6 +198,7 @@ async function fetchWithRetries(bundle: Bundle, staging: string, limits: UnpackL
       onFailedAttempt: async ({ error, retriesLeft, retryDelay }) => {
         if (!(error instanceof BundleError) || !error.transient || retriesLeft === 0) return;
         const extra = Math.max(0, Math.min(error.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS) - retryDelay);
+        options.deadline?.ensureFits(retryDelay + extra, `${error.message} The next try would wait`);
         options.log(`${error.message} Retrying in ${formatSeconds(retryDelay + extra)} (${retriesLeft} ${retriesLeft === 1 ? 'try' : 'tries'} left).`);
         if (extra > 0) await abortableSleep(extra, signal);
       }

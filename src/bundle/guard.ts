@@ -25,7 +25,7 @@ export const DEFAULT_LIMITS: UnpackLimits = { maxBytes: DEFAULT_MAX_BYTES, maxFi
  * files or bytes, `content` no index.html, `directory` the target directory cannot be used,
  * `write` the file system refused a write.
  */
-export type BundleErrorKind = 'http' | 'network' | 'truncated' | 'size' | 'format' | 'unsafe' | 'limit' | 'content' | 'directory' | 'write';
+export type BundleErrorKind = 'http' | 'network' | 'truncated' | 'size' | 'format' | 'unsafe' | 'limit' | 'content' | 'directory' | 'write' | 'timeout';
 
 export class BundleError extends Error {
   readonly kind: BundleErrorKind;
@@ -85,7 +85,10 @@ export class EntryGuard {
   /** Symbolic links, by path relative to the root: checked on disk once everything is written. */
   readonly symlinks: string[] = [];
   private readonly limits: UnpackLimits;
+  /** By the name as a case-insensitive, normalising file system sees it (see `nameKey`). */
   private readonly kinds = new Map<string, EntryKind>();
+  /** The spelling the archive used first for each key, for messages. */
+  private readonly spellings = new Map<string, string>();
 
   constructor(limits: UnpackLimits) {
     this.limits = limits;
@@ -93,7 +96,7 @@ export class EntryGuard {
 
   /** The kind of entry the archive put at a path (relative to the root), if any. */
   kindAt(path: string): EntryKind | undefined {
-    return this.kinds.get(path);
+    return this.kinds.get(nameKey(path));
   }
 
   /**
@@ -114,8 +117,17 @@ export class EntryGuard {
       throw new BundleError('unsafe', `The bundle holds a ${kind} named '${header.path}' in place of its root folder. ${TAMPERED}`);
     }
     const path = parts.join('/');
+    const key = nameKey(path);
     this.checkAncestors(parts, header.path);
-    const seen = this.kinds.get(path);
+    const seen = this.kinds.get(key);
+    const spelled = this.spellings.get(key);
+    if (seen !== undefined && spelled !== path) {
+      // macOS and Windows runners (and many servers) see one name where the archive has two.
+      throw new BundleError(
+        'unsafe',
+        `The bundle holds '${spelled}' and '${path}', which differ only in letter case or Unicode form: on a case-insensitive file system (macOS, Windows) they are one ${seen === 'directory' && kind === 'directory' ? 'folder' : 'file'}, and one would silently replace the other. ${TAMPERED}`
+      );
+    }
     if (seen !== undefined && !(seen === 'directory' && kind === 'directory')) {
       throw new BundleError('unsafe', `The bundle holds '${path}' twice (as a ${seen}, then as a ${kind}). ${TAMPERED}`);
     }
@@ -134,12 +146,13 @@ export class EntryGuard {
       this.symlinks.push(path);
     } else if (kind === 'hardlink') {
       const target = this.pathParts(header.linkpath ?? '', 'target', header.path).join('/');
-      if (this.kinds.get(target) !== 'file') {
+      if (this.kinds.get(nameKey(target)) !== 'file') {
         throw new BundleError('unsafe', `The bundle holds a hard link '${path}' to '${header.linkpath}', which is not a file earlier in the bundle. ${TAMPERED}`);
       }
       this.files += 1;
     }
-    this.kinds.set(path, kind);
+    this.kinds.set(key, kind);
+    this.spellings.set(key, path);
     return path;
   }
 
@@ -160,8 +173,9 @@ export class EntryGuard {
   /** Where an index.html sits below the root, if one does: a hint when the root has none. */
   nestedIndex(): string | undefined {
     let best: string | undefined;
-    for (const [path, kind] of this.kinds) {
-      if (kind !== 'directory' && path.endsWith('/index.html') && (best === undefined || path.split('/').length < best.split('/').length)) best = path;
+    for (const [key, kind] of this.kinds) {
+      const path = this.spellings.get(key) ?? key;
+      if (kind !== 'directory' && key.endsWith('/index.html') && (best === undefined || path.split('/').length < best.split('/').length)) best = path;
     }
     return best;
   }
@@ -190,7 +204,8 @@ export class EntryGuard {
   private checkAncestors(parts: string[], raw: string): void {
     for (let i = 1; i < parts.length; i++) {
       const ancestor = parts.slice(0, i).join('/');
-      const kind = this.kinds.get(ancestor);
+      // Compared as the file system compares: `X/L` is a link, so `x/l/…` goes through it too.
+      const kind = this.kinds.get(nameKey(ancestor));
       if (kind !== undefined && kind !== 'directory') {
         throw new BundleError('unsafe', `The bundle holds an entry '${raw}' below '${ancestor}', which it holds as a ${kind}: writing it would go through the link. ${TAMPERED}`);
       }
@@ -213,7 +228,19 @@ export class EntryGuard {
         return;
       }
       at.push(step);
-      if (i < steps.length - 1 && this.kinds.get(at.join('/')) === 'symlink') throw refuse(`goes through another link ('${at.join('/')}')`);
+      if (i < steps.length - 1 && this.kinds.get(nameKey(at.join('/'))) === 'symlink') throw refuse(`goes through another link ('${at.join('/')}')`);
     });
   }
+}
+
+/**
+ * A path as a case-insensitive, Unicode-normalising file system compares it (APFS, NTFS): each part
+ * in NFC, case-folded, and without the trailing dots and spaces Windows drops. The guard compares
+ * every name this way on every platform, since the runner may be a Mac or a Windows machine.
+ */
+export function nameKey(path: string): string {
+  return path
+    .split('/')
+    .map((part) => part.normalize('NFC').toLowerCase().replace(/[. ]+$/, '') || part)
+    .join('/');
 }

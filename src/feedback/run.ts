@@ -11,9 +11,10 @@ import { feedbackRange } from './dates.ts';
 import { type ReportQuery, buildReport, writeReport } from './report.ts';
 import { writeFeedbackSummary } from './summary.ts';
 import { formatDuration, formatInstant } from '../action/format.ts';
-import { InputError, parseDuration, parseList, parsePositiveInteger } from '../action/inputs.ts';
-import { type PlatformInputs, platformClient, readPlatformInputs, readProjectId } from '../action/platform-inputs.ts';
+import { InputError, parseList, parsePositiveInteger } from '../action/inputs.ts';
+import { type PlatformInputs, platformClient, readDuration, readPlatformInputs, readProjectId } from '../action/platform-inputs.ts';
 import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
+import { Deadline } from '../action/deadline.ts';
 import { abortableSleep } from '../wait/sleep.ts';
 
 export interface FeedbackInputs extends PlatformInputs {
@@ -58,7 +59,7 @@ export function readFeedbackInputs(now = Date.now()): FeedbackInputs {
     // Relative to the workspace, where later steps (upload-artifact, a commit) look for it.
     reportPath: resolve(process.env.GITHUB_WORKSPACE ?? process.cwd(), reportPath),
     maxRequests: parsePositiveInteger(Input.MaxRequests, core.getInput(Input.MaxRequests) || '20', ANALYTICS_REQUESTS_PER_HOUR),
-    timeoutMs: parseDuration(Input.Timeout, core.getInput(Input.Timeout) || '5m')
+    timeoutMs: readDuration(Input.Timeout, '5m')
   };
 }
 
@@ -66,7 +67,8 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
   const inputs = readInputs(readFeedbackInputs);
   if (!inputs) return;
   // No retries in the client: the collector retries itself, so every request counts against max-requests.
-  const client = platformClient(inputs, cancellation, { retries: 0 });
+  const deadline = new Deadline(inputs.timeoutMs);
+  const client = platformClient(inputs, cancellation, { retries: 0, deadline });
   cancellation.note = 'No report was written.';
   try {
     const collection = await collectFeedback({
@@ -74,7 +76,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
       filter: inputs.filter,
       fetchPage: (query) => getFeedbackByPage(client, inputs.projectId, query),
       maxRequests: inputs.maxRequests,
-      deadline: Date.now() + inputs.timeoutMs,
+      deadline: deadline.at,
       sleep: (ms) => abortableSleep(ms, cancellation.signal),
       log: (line) => core.info(line)
     });

@@ -1,6 +1,7 @@
 // The static export area of the admin API: start a job, read its status, generate a bundle link.
 import { Shape } from './shape.ts';
-import type { ApiClient } from './transport.ts';
+import { type ApiClient, ResponseShapeError } from './transport.ts';
+import { isLocalHost } from '../action/inputs.ts';
 
 /** The enum's words; a server may send others, which mean "not finished yet". */
 export type ExportStatus = 'queued' | 'running' | 'completed' | 'failed';
@@ -32,7 +33,7 @@ export interface ExportRequest {
 export const JOB_ID = /^se_[A-Za-z0-9]+$/;
 
 export async function startExport(client: ApiClient, request: ExportRequest): Promise<ExportJob> {
-  const body = await client.request('POST', '/v1/static-export/jobs', { body: request, retry: 'create' });
+  const body = await client.request('POST', '/v1/static-export/jobs', { body: request, retry: 'start' });
   return readJob(body, 'POST /v1/static-export/jobs');
 }
 
@@ -44,13 +45,30 @@ export async function getExport(client: ApiClient, jobId: string): Promise<Expor
 /** Generating again for the same job is harmless (a fresh link), so it is retried like a read. */
 export async function generateBundle(client: ApiClient, jobId: string): Promise<Bundle> {
   const path = `/v1/static-export/jobs/${encodeURIComponent(jobId)}/bundle`;
-  const shape = new Shape(await client.request('POST', path), `POST ${path}`);
-  return {
+  const what = `POST ${path}`;
+  const shape = new Shape(await client.request('POST', path), what);
+  const bundle = {
     jobId: shape.string('jobId'),
     bundleUrl: shape.string('bundleUrl'),
     sizeBytes: shape.number('sizeBytes'),
     expiresAt: shape.string('expiresAt')
   };
+  // Each field reaches an output, a file or a download: a bad one stops here, before any of them.
+  const bad = (field: string, problem: string) => new ResponseShapeError(what, `has ${field} ${problem} for job ${jobId}`);
+  if (bundle.jobId !== jobId) throw bad('`jobId`', `"${bundle.jobId}", a bundle of another job,`);
+  if (!Number.isSafeInteger(bundle.sizeBytes) || bundle.sizeBytes < 0) throw bad('`sizeBytes`', `${bundle.sizeBytes}, not a size in bytes,`);
+  if (Number.isNaN(Date.parse(bundle.expiresAt))) throw bad('`expiresAt`', `"${bundle.expiresAt}", not a date,`);
+  let url: URL | undefined;
+  try {
+    url = new URL(bundle.bundleUrl);
+  } catch {
+    url = undefined;
+  }
+  // Plain http would hand the link, which is a credential, to anyone on the path; loopback is an emulator.
+  if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && isLocalHost(url.hostname)))) {
+    throw bad('`bundleUrl`', 'that is not an https link');
+  }
+  return bundle;
 }
 
 export function isFinished(job: ExportJob): boolean {
@@ -59,7 +77,7 @@ export function isFinished(job: ExportJob): boolean {
 
 function readJob(body: unknown, what: string): ExportJob {
   const shape = new Shape(body, what);
-  return {
+  const job = {
     jobId: shape.string('jobId'),
     status: shape.string('status'),
     progress: shape.number('progress'),
@@ -68,4 +86,9 @@ function readJob(body: unknown, what: string): ExportJob {
     updatedAt: shape.string('updatedAt'),
     error: shape.optionalString('error')
   };
+  const bad = (field: string, problem: string) => new ResponseShapeError(what, `has ${field} ${problem} for job ${job.jobId}`);
+  if (job.progress < 0 || job.progress > 100) throw bad('`progress`', `${job.progress}, not a percentage,`);
+  if (!Number.isSafeInteger(job.pageCount) || job.pageCount < 0) throw bad('`pageCount`', `${job.pageCount}, not a count of pages,`);
+  for (const field of ['createdAt', 'updatedAt'] as const) if (Number.isNaN(Date.parse(job[field]))) throw bad(`\`${field}\``, `"${job[field]}", not a date,`);
+  return job;
 }

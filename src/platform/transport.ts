@@ -3,17 +3,29 @@
 // carry what a person needs to act: the status, the server's message, the request id.
 import { HttpClient } from '@actions/http-client';
 import pRetry from 'p-retry';
-import { formatSeconds } from '../action/format.ts';
+import type { IncomingMessage } from 'node:http';
+import { type Deadline, DeadlineError } from '../action/deadline.ts';
+import { formatBytes, formatSeconds } from '../action/format.ts';
 import { abortableSleep } from '../wait/sleep.ts';
 
 /**
  * `idempotent`: safe to send again after any transient fault.
- * `create`: the request creates something (an export, an agent job). It is sent again only when
- * the server surely did not take it: the connection was refused or never made, or the server
- * answered 5xx/429. After a timeout or a dropped connection with the body sent, the server may have
- * created it, and a second request could start a second export; that fault is reported instead.
+ * `create`: the request creates something a second copy of which would do harm (an agent job opens
+ * a pull request). It is sent again only when the server surely did not take it: the connection
+ * was refused, or the answer was 429 or 503. After 500, 502 or 504 (a gateway may answer so after
+ * the platform acted), a timeout or a connection dropped with the body sent, it is not resent.
+ * `start`: an export start. The platform has no idempotency key, so after such an ambiguous fault
+ * a resend may run a second export; it is resent all the same, with a warning that says so: a
+ * second export costs the user nothing, giving up costs the run.
  */
-export type RetryPolicy = 'idempotent' | 'create';
+export type RetryPolicy = 'idempotent' | 'create' | 'start';
+
+/** Statuses after which the server may have acted on the request. */
+const AMBIGUOUS_STATUSES = new Set([500, 502, 504]);
+/** What an error answer may carry: enough for its message, not a page of HTML. */
+const ERROR_BODY_BYTES = 16 * 1024;
+/** Default cap of a success body; the static export's answers are a few hundred bytes. */
+const DEFAULT_BODY_BYTES = 64 * 1024;
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -34,6 +46,10 @@ export interface ApiClientOptions {
   debug?: (line: string) => void;
   /** Called when a transient fault is retried, so the log says why the step is slower. */
   onRetry?: (message: string) => void;
+  /** A warning for the log (a start resent after an ambiguous fault). */
+  warn?: (message: string) => void;
+  /** The step's one deadline: bounds each request, each backoff and each Retry-After. */
+  deadline?: Deadline;
   userAgent?: string;
 }
 
@@ -41,6 +57,8 @@ export interface RequestOptions {
   body?: unknown;
   query?: Record<string, string | number | undefined>;
   retry?: RetryPolicy;
+  /** The largest success body this endpoint may send (default 64 KB); a larger one is cut off and refused. */
+  maxBytes?: number;
 }
 
 /** Network error codes that mean the request never reached the server. */
@@ -91,6 +109,11 @@ export class ApiError extends Error {
     if (this.status !== undefined) return this.status >= 500 || this.status === 429;
     return true;
   }
+
+  /** The server may have acted on the request although no success came back. */
+  get ambiguous(): boolean {
+    return this.status === undefined ? this.maybeTaken : AMBIGUOUS_STATUSES.has(this.status);
+  }
 }
 
 /** The API answered 2xx but the body is not what the contract says. */
@@ -123,7 +146,7 @@ export class ApiClient {
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<unknown> {
     const policy = options.retry ?? 'idempotent';
-    const { retries, minBackoffMs, signal, maxRetryAfterMs } = this.options;
+    const { retries, minBackoffMs, signal, maxRetryAfterMs, deadline } = this.options;
     const retryable = (error: unknown) =>
       isRetryable(error, policy) && !(maxRetryAfterMs !== undefined && ((error as ApiError).retryAfterMs ?? 0) > maxRetryAfterMs);
     return pRetry(() => this.send(method, path, options), {
@@ -139,6 +162,13 @@ export class ApiClient {
         // Retry-After is the server's word on when to come back; p-retry's backoff is the floor.
         const extra = Math.max(0, (apiError.retryAfterMs ?? 0) - retryDelay);
         const wait = retryDelay + extra;
+        // A wait past the step's timeout ends the step now (throwing here ends p-retry), saying what was asked.
+        deadline?.ensureFits(wait, apiError.retryAfterMs !== undefined ? `${apiError.message}; the platform asked to wait before retrying` : `${apiError.message}; the next retry would wait`);
+        if (policy === 'start' && apiError.ambiguous) {
+          this.options.warn?.(
+            `${apiError.message}, so the platform may have started the export although no answer arrived. Sending the start again: a second export may run on the platform (it costs nothing but its time); this step follows the one whose answer arrives.`
+          );
+        }
         this.options.onRetry?.(`${apiError.message}; retrying in ${formatSeconds(wait)} (${retriesLeft} ${retriesLeft === 1 ? 'try' : 'tries'} left)`);
         if (extra > 0) await abortableSleep(extra, signal);
       }
@@ -157,28 +187,36 @@ export class ApiClient {
       headers['content-type'] = 'application/json';
     }
     const started = Date.now();
-    const limit = this.options.requestTimeoutMs;
+    const { deadline } = this.options;
+    if (deadline?.expired()) throw new DeadlineError(`${method} ${path} could be sent`, 0, deadline);
+    // One request's limit: request-timeout, or what is left of the step if that is less.
+    const limit = deadline ? deadline.limit(this.options.requestTimeoutMs) : this.options.requestTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
+    let answer: IncomingMessage | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new ApiError({
-              method,
-              path,
-              code: 'ETIMEDOUT',
-              maybeTaken: true,
-              message: `${method} ${path} got no answer within ${formatSeconds(limit)}`
-            })
-          ),
-        limit
-      );
+      timer = setTimeout(() => {
+        // Close the socket: an answer that trickles in must not go on past the limit.
+        answer?.destroy();
+        reject(
+          new ApiError({
+            method,
+            path,
+            code: 'ETIMEDOUT',
+            maybeTaken: true,
+            message: `${method} ${path} got no whole answer within ${formatSeconds(limit)}`
+          })
+        );
+      }, limit);
     });
     try {
       const exchange = (async () => {
         const response = await this.http.request(method, url, data, headers);
-        const body = await response.readBody();
-        return { status: response.message.statusCode ?? 0, headers: response.message.headers, body };
+        answer = response.message;
+        const status = response.message.statusCode ?? 0;
+        const ok = status >= 200 && status < 300;
+        const body = await readCapped(response.message, ok ? (options.maxBytes ?? DEFAULT_BODY_BYTES) : ERROR_BODY_BYTES);
+        if (ok && body.cut) throw new ResponseShapeError(`${method} ${path}`, `is larger than ${formatBytes(options.maxBytes ?? DEFAULT_BODY_BYTES)}, far more than this endpoint sends, so it was cut off`);
+        return { status, headers: response.message.headers, body: body.text };
       })();
       exchange.catch(() => undefined); // a late failure after the time limit is already reported
       const { status, headers: responseHeaders, body } = await Promise.race([exchange, timeout]);
@@ -224,7 +262,23 @@ export class ApiClient {
 
 function isRetryable(error: unknown, policy: RetryPolicy): boolean {
   if (!(error instanceof ApiError) || !error.transient) return false;
-  return policy === 'idempotent' || !error.maybeTaken;
+  return policy !== 'create' || !error.ambiguous;
+}
+
+/** Reads a body up to `cap` bytes; past that, the rest is not read and the socket is closed. */
+async function readCapped(message: IncomingMessage, cap: number): Promise<{ text: string; cut: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of message as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > cap) {
+      chunks.push(chunk.subarray(0, chunk.length - (size - cap)));
+      message.destroy();
+      return { text: Buffer.concat(chunks).toString('utf8'), cut: true };
+    }
+    chunks.push(chunk);
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), cut: false };
 }
 
 function parseJson(text: string): unknown {

@@ -6,8 +6,8 @@ import { type ExportRequest, JOB_ID } from '../platform/static-export.ts';
 import { PublishInput as Input } from '../action/constants.ts';
 import type { ConfigTarget } from './proposal.ts';
 import type { ExportPlan } from './export.ts';
-import { InputError, parseBoolean, parseDuration, parseHostname, parseList, parseRepository } from '../action/inputs.ts';
-import { type PlatformInputs, readPlatformInputs, readPollLimits } from '../action/platform-inputs.ts';
+import { InputError, parseBoolean, parseHostname, parseList, parseRepository } from '../action/inputs.ts';
+import { type PlatformInputs, readDuration, readPlatformInputs, readPollLimits } from '../action/platform-inputs.ts';
 import type { ScheduleLimits } from '../wait/wait.ts';
 import { templateProblem } from '../storage/durable-url.ts';
 import type { PushedCommit } from './publication.ts';
@@ -88,7 +88,7 @@ export function readPublishInputs(): PublishInputs {
     plan = { start: request };
   }
   const minValidityText = core.getInput(Input.MinValidity).trim();
-  const minValidityMs = minValidityText ? parseDuration(Input.MinValidity, minValidityText) : undefined;
+  const minValidityMs = minValidityText ? readDuration(Input.MinValidity, minValidityText, { allowZero: true }) : undefined;
   const config = readConfigInputs(domain);
   if (!config && plan === 'auto') {
     throw new InputError(Input.JobId, 'auto takes the job from the link in the configuration file, so it needs config-path. Set config-path, or give a job id.');
@@ -103,7 +103,7 @@ export function readPublishInputs(): PublishInputs {
     throw new InputError(Input.KeepArchive, 'keeps the archive of an export this step runs, but with bundle-url-template the step runs none. Keep the archive in the exporting step, and give its path here as archive-path.');
   }
   const linkMarginText = core.getInput(Input.LinkMargin).trim() || '72h';
-  const linkMarginMs = /^(0|off)$/i.test(linkMarginText) ? undefined : parseDuration(Input.LinkMargin, linkMarginText);
+  const linkMarginMs = /^(0|off)$/i.test(linkMarginText) ? undefined : readDuration(Input.LinkMargin, linkMarginText);
 
   const timeoutText = core.getInput(Input.Timeout) || '30m';
   return {
@@ -113,7 +113,7 @@ export function readPublishInputs(): PublishInputs {
     minValidityMs,
     domain,
     version,
-    timeoutMs: parseDuration(Input.Timeout, timeoutText),
+    timeoutMs: readDuration(Input.Timeout, timeoutText),
     timeoutText,
     limits: readPollLimits(),
     download: workspacePath(Input.DownloadPath),

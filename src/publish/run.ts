@@ -11,7 +11,7 @@ import { generateBundle, getExport } from '../platform/static-export.ts';
 import { ApiError, type ApiClient } from '../platform/transport.ts';
 import { checkDownloadPath, downloadBundle } from '../bundle/download.ts';
 import { PublishInput, PublishOutput as Output } from '../action/constants.ts';
-import { jobIdFromLink } from '../values/link.ts';
+import { jobIdFromLink, linkSecrets } from '../values/link.ts';
 import { readSetting } from '../values/values-file.ts';
 import { type ConfigTarget, type ConfigUpdate, type ProposalContext, type PublishedBundle, readConfigFile, showValue, updateDeploymentConfig } from './proposal.ts';
 import { type BaseFile, type Octokit, readProposedFile } from '../github/pull-request.ts';
@@ -24,7 +24,7 @@ import { type PublishInputs, readPublishInputs } from './inputs.ts';
 import { type Validity, checkValidity, renewalPlan } from './renewal.ts';
 import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
 import { type DownloadedSite, writeFailureSummary, writeHostedSummary, writePublishSummary, writeSkipSummary } from './summary.ts';
-import { Deadline } from '../action/deadline.ts';
+import { Deadline, DeadlineError } from '../action/deadline.ts';
 import { DeploymentFailedError, LOG_LINES_SHOWN, type Publication, waitForPublication } from './publication.ts';
 import { durableUrl, jobIdFromDurableUrl } from '../storage/durable-url.ts';
 import { checkKeepArchivePath, readArchive } from '../storage/kept-archive.ts';
@@ -35,7 +35,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
   const inputs = readInputs(readPublishInputs);
   if (!inputs) return;
   const deadline = new Deadline(inputs.timeoutMs);
-  const client = platformClient(inputs, cancellation);
+  const client = platformClient(inputs, cancellation, { deadline });
   const octokit = inputs.config
     ? githubClient(inputs.config.token, { deadline, requestTimeoutMs: inputs.requestTimeoutMs, signal: cancellation.signal, log: (line) => core.info(line) })
     : undefined;
@@ -87,7 +87,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     core.info(`Bundle ready: ${exported.job.pageCount} pages, link valid until ${exported.bundle.expiresAt}${published ? `, holding ${published.sha.slice(0, 7)} from ${published.branch}` : ''}.`);
     // Download before proposing the link: a bundle that fails its checks must not reach the deployment.
     let site: DownloadedSite | undefined;
-    if (inputs.download || inputs.keepArchive) ({ exported, site } = await download(client, exported, inputs, cancellation));
+    if (inputs.download || inputs.keepArchive) ({ exported, site } = await download(client, exported, inputs, cancellation, deadline));
     // A link that expires before the review is likely done: say so where the reviewer looks.
     const shortLink = inputs.config && inputs.linkMarginMs !== undefined ? checkLinkMargin(exported.bundle.expiresAt, inputs.linkMarginMs) : undefined;
     if (shortLink) core.warning(shortLink.message);
@@ -120,7 +120,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
   }
 }
 
-async function download(client: ApiClient, exported: ExportResult, inputs: PublishInputs, cancellation: Cancellation): Promise<{ exported: ExportResult; site?: DownloadedSite }> {
+async function download(client: ApiClient, exported: ExportResult, inputs: PublishInputs, cancellation: Cancellation, deadline: Deadline): Promise<{ exported: ExportResult; site?: DownloadedSite }> {
   const target = inputs.download;
   // keep-archive alone still unpacks, into a folder of its own that goes afterwards: the kept archive
   // passes every check a download-path would.
@@ -131,6 +131,7 @@ async function download(client: ApiClient, exported: ExportResult, inputs: Publi
     renew: () => generateBundle(client, exported.job.jobId),
     log: (line) => core.info(line),
     shownAs: target?.given ?? 'a temporary folder (checked, then removed)',
+    deadline,
     signal: cancellation.signal,
     keepArchive: inputs.keepArchive && { input: PublishInput.KeepArchive, path: inputs.keepArchive.path }
   }).finally(() => (target ? undefined : rm(directory, { recursive: true, force: true })));
@@ -179,7 +180,9 @@ async function readCurrent(octokit: Octokit, inputs: PublishInputs): Promise<Cur
 
 function linkIn(target: ConfigTarget, text: string): string | undefined {
   const link = readSetting(target.path, text, target.key, 'bundleUrl');
-  return typeof link === 'string' && link !== '' ? link : undefined;
+  if (typeof link !== 'string' || link === '') return undefined;
+  maskLink(link);
+  return link;
 }
 
 /** The platform's createdAt of an export, to order proposals; undefined when the job is gone. */
@@ -286,7 +289,13 @@ async function proposeConfig(
   return update;
 }
 
+/** Masks a link before anything can print it: the runner then hides it in every later log line. */
+function maskLink(link: string): void {
+  for (const secret of linkSecrets(link)) core.setSecret(secret);
+}
+
 function setExportOutputs({ job, bundle }: ExportResult): void {
+  maskLink(bundle.bundleUrl);
   core.setOutput(Output.JobId, job.jobId);
   core.setOutput(Output.Status, job.status);
   core.setOutput(Output.PageCount, String(job.pageCount));
@@ -297,6 +306,9 @@ function setExportOutputs({ job, bundle }: ExportResult): void {
 
 export function explainPublishError(error: unknown, inputs: PublishInputs, plan: ExportPlan | undefined, jobId: string | undefined): string {
   const domain = inputs.domain;
+  if (error instanceof DeadlineError) {
+    return `${error.message}${jobId ? ` The export job ${jobId} goes on on the server: re-run with job-id: ${jobId} to pick it up.` : ''}`;
+  }
   if (error instanceof ExportFailedError) {
     return `The export of ${domain ?? `job ${error.job.jobId}`} failed at ${error.job.progress}% (${error.job.pageCount} pages done): ${error.job.error ?? 'the platform gave no reason'}. Fix what it names in your docs and push again; the deployment keeps its current bundle.`;
   }

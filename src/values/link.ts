@@ -101,3 +101,28 @@ function utcDate([year, month, day, hour, minute, second]: number[]): Date | und
 export function linkFingerprint(link: string): string {
   return createHash('sha256').update(link).digest('hex').slice(0, 8);
 }
+
+const SECRET_PARAMS = /signature|credential|security-token|token|^sig$|^policy$|^key-pair-id$/i;
+
+/**
+ * What the runner must mask so that a log never shows what grants access: each signature,
+ * credential or token in the link's query, as sent and decoded (a log may print either), and then
+ * the whole link.
+ */
+export function linkSecrets(link: string): string[] {
+  const secrets = new Set<string>();
+  const url = parseUrl(link);
+  for (const part of url ? url.search.slice(1).split('&') : []) {
+    const [name = '', raw = ''] = part.split('=');
+    if (!SECRET_PARAMS.test(decodeURIComponent(name)) || raw === '') continue;
+    secrets.add(raw);
+    try {
+      secrets.add(decodeURIComponent(raw));
+    } catch {
+      // a malformed escape: the raw form is masked
+    }
+  }
+  // A link without any (a URL the team hosts) grants nothing, and stays readable in the log.
+  if (secrets.size > 0) secrets.add(link);
+  return [...secrets].filter((secret) => secret.length >= 8);
+}

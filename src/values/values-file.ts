@@ -1,9 +1,9 @@
 // Renews the static export settings in a deployment's values file (Helm `values.yaml`, or JSON)
 // so that a reviewed pull request shows only the lines that really changed.
 import { extname } from 'node:path';
-import { applyEdits, findNodeAtLocation, getNodeValue, modify, parseTree, printParseErrorCode } from 'jsonc-parser';
-import type { FormattingOptions, Node as JsonNode, ParseError } from 'jsonc-parser';
-import { Document, isMap, isNode, isScalar, LineCounter, parseDocument, Scalar, stringify, visit } from 'yaml';
+import { applyEdits, findNodeAtLocation, getNodeValue, modify as jsonModify, parseTree, printParseErrorCode } from 'jsonc-parser';
+import type { FormattingOptions, JSONPath, Node as JsonNode, ParseError } from 'jsonc-parser';
+import { Document, isAlias, isMap, isNode, isScalar, LineCounter, parseDocument, Scalar, stringify, visit } from 'yaml';
 import type { Pair, YAMLMap } from 'yaml';
 
 export interface StaticExportSettings {
@@ -168,6 +168,16 @@ function locateYaml({ file, text, doc }: ParsedYaml, path: string[]): YamlPlace 
     const value = pair.value;
     if (isScalar(value) && value.value === null) {
       return { kind: 'empty', pair, value, inFlow: map.flow === true, rest: path.slice(i + 1) };
+    }
+    if (isAlias(value)) {
+      // Editing through an alias would change every block that uses the anchor.
+      const anchorLine = lineAt(text, Math.max(0, text.search(new RegExp(`&${escapeRegExp(value.source)}(?![\\w-])`))));
+      throw new ConfigFileError(
+        file,
+        `"${path.slice(0, i + 1).join('.')}" is an alias (*${value.source}) of the anchor &${value.source} on line ${anchorLine}, so a change here would change every block that uses that anchor. ` +
+          `Write the block out in full under ${path.slice(0, i + 1).join('.')} (in place of *${value.source}), then run again`,
+        keyLine(text, pair)
+      );
     }
     if (!isMap(value)) {
       throw new ConfigFileError(file, `"${path.slice(0, i + 1).join('.')}" is not a mapping`, keyLine(text, pair));
@@ -370,15 +380,21 @@ function patchJson(file: string, text: string, path: string[], wanted: Setting[]
   const tree = parseJson(file, text);
   const place = locateJson(file, text, tree, path);
   const configKey = path.join('.');
-  const options = { formattingOptions: jsonFormatting(text) };
+  // A file on one line stays on one line: no formatting of the inserted text but the file's spacing.
+  const oneLine = tree !== undefined && !text.trimEnd().includes('\n');
+  const options = oneLine ? {} : { formattingOptions: jsonFormatting(text) };
+  const modify = (source: string, at: JSONPath, value: unknown) => {
+    const edits = jsonModify(source, at, value, options);
+    return oneLine ? edits.map((edit) => ({ ...edit, content: spacedLike(text, edit.content) })) : edits;
+  };
   const changes: SettingChange[] = [];
 
   if (place.block === undefined) {
     // One edit creates the block with whatever parents it lacks.
     const at = path.slice(0, place.depth + 1);
     const source = tree === undefined ? '' : text;
-    let result = applyEdits(source, modify(source, at, nest(path.slice(place.depth + 1), wanted), options));
-    if (tree === undefined) result += options.formattingOptions.eol;
+    let result = applyEdits(source, modify(source, at, nest(path.slice(place.depth + 1), wanted)));
+    if (tree === undefined) result += jsonFormatting(text).eol;
     for (const [name, after] of wanted) changes.push({ key: `${configKey}.${name}`, before: undefined, after });
     return { text: result, changes };
   }
@@ -388,10 +404,21 @@ function patchJson(file: string, text: string, path: string[], wanted: Setting[]
     const node = findNodeAtLocation(place.block, [name]);
     const before = node === undefined ? undefined : getNodeValue(node);
     if (before === after) continue;
-    result = applyEdits(result, modify(result, [...path, name], after, options));
+    result = applyEdits(result, modify(result, [...path, name], after));
     changes.push({ key: `${configKey}.${name}`, before, after });
   }
   return { text: result, changes };
+}
+
+/** Inserted one-line JSON with the file's own spacing after commas and colons. */
+function spacedLike(text: string, content: string): string {
+  const afterColon = text.includes('": ') ? '": ' : '":';
+  const afterComma = /[^\s\\],\s"/.test(text) ? ', "' : ',"';
+  return content.replace(/":\s*(?=[^\s])/g, afterColon).replace(/,\s*(?=")/g, afterComma.slice(0, -1));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function jsonFormatting(text: string): FormattingOptions {

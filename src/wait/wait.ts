@@ -80,6 +80,8 @@ export async function waitUntilFinal<T>(options: WaitOptions<T>): Promise<T> {
 
   return pRetry(
     async () => {
+      // The last pause ran to the deadline: the wait is over, not one more request.
+      if (last !== undefined && now() >= deadline) throw new WaitTimeoutError(last);
       const state = await options.poll();
       last = state;
       schedule.observe(state, now());
