@@ -3,7 +3,7 @@
 import { AGENT_FINAL_STATUSES, type AgentJob, createAgentJob, getAgentJob } from '../platform/agent.ts';
 import type { ApiClient } from '../platform/transport.ts';
 import { AgentSchedule } from '../wait/agent-schedule.ts';
-import { type JobRunOptions, WaitTimeoutError, waitUntilFinal } from '../wait/wait.ts';
+import { type JobRunOptions, waitUntilFinal } from '../wait/wait.ts';
 
 export type AgentPlan = { start: { prompt: string } } | { follow: string };
 
@@ -17,18 +17,6 @@ export interface AgentRunResult {
   /** True when this run created the job. */
   started: boolean;
   waitedMs: number;
-}
-
-/** The job was still not final when the time limit came. */
-export class AgentTimeoutError extends Error {
-  readonly job: AgentJob | undefined;
-  readonly waitedMs: number;
-  constructor(job: AgentJob | undefined, waitedMs: number) {
-    super(`Agent job ${job?.id ?? ''} did not end within the time limit`);
-    this.name = 'AgentTimeoutError';
-    this.job = job;
-    this.waitedMs = waitedMs;
-  }
 }
 
 export function isAgentJobFinal(job: AgentJob): boolean {
@@ -54,22 +42,19 @@ export async function runAgentJob(client: ApiClient, plan: AgentPlan, options: A
     options.log(agentStatusLine(job, now() - began));
   };
   seen(first);
-  let job: AgentJob;
-  try {
-    job = await waitUntilFinal({
-      poll: () => getAgentJob(client, options.projectId, first.id),
-      isFinal: isAgentJobFinal,
-      schedule: new AgentSchedule(options.limits),
-      deadline: began + options.timeoutMs,
-      signal: options.signal,
-      initial: first,
-      onPoll: seen,
-      now
-    });
-  } catch (error) {
-    if (error instanceof WaitTimeoutError) throw new AgentTimeoutError(error.last as AgentJob | undefined, now() - began);
-    throw error;
-  }
+  // A timeout ends as the one WaitTimeoutError, waitingOn 'agent job', with the last job seen.
+  const job = await waitUntilFinal({
+    poll: () => getAgentJob(client, options.projectId, first.id),
+    isFinal: isAgentJobFinal,
+    schedule: new AgentSchedule(options.limits),
+    deadline: began + options.timeoutMs,
+    signal: options.signal,
+    initial: first,
+    onPoll: seen,
+    waitingOn: 'agent job',
+    began,
+    now
+  });
   return { job, started, waitedMs: now() - began };
 }
 

@@ -5,8 +5,9 @@
 // after another (3 to 4 times `tar -xzf` in scripts/bench-unpack.ts). Here small files are held in
 // memory until written and up to `concurrency` writes run at once on libuv's threads, which brings
 // it to about the time of `tar -xzf`. The directory is fresh and ours (made by downloadBundle), so
-// no link exists in it but those the guard admitted, and files are opened with O_EXCL ('wx'), which
-// never follows a link.
+// no link exists in it but those the guard admitted. Files are opened with O_EXCL ('wx'), which
+// refuses a name that exists already, a link included; it guards the last name only, so that no
+// link stands above a file is the guard's job (it admits nothing below a link, in any spelling).
 import { createWriteStream } from 'node:fs';
 import { link, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';

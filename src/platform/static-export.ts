@@ -30,7 +30,9 @@ export interface ExportRequest {
   paths?: string[];
 }
 
-export const JOB_ID = /^se_[A-Za-z0-9]+$/;
+/** An export job id, as the platform makes them (`se_3f9a2c1b8e7d4a06`): the one pattern every reader uses. */
+export const JOB_ID_SOURCE = 'se_[A-Za-z0-9]+';
+export const JOB_ID = new RegExp(`^${JOB_ID_SOURCE}$`);
 
 export async function startExport(client: ApiClient, request: ExportRequest): Promise<ExportJob> {
   const body = await client.request('POST', '/v1/static-export/jobs', { body: request, retry: 'start' });

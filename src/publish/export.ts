@@ -12,7 +12,7 @@ import {
 import { ApiError, type ApiClient } from '../platform/transport.ts';
 import { formatDuration } from '../action/format.ts';
 import { ExportSchedule } from '../wait/export-schedule.ts';
-import { type JobRunOptions, WaitTimeoutError, waitUntilFinal } from '../wait/wait.ts';
+import { type JobRunOptions, waitUntilFinal } from '../wait/wait.ts';
 
 /** Start an export, or reuse a job; `fallback` starts one when the job is gone or failed. */
 export type ExportPlan = { start: ExportRequest } | { reuse: string; fallback?: ExportRequest };
@@ -36,18 +36,6 @@ export class ExportFailedError extends Error {
   }
 }
 
-/** The job did not finish within the time limit. */
-export class ExportTimeoutError extends Error {
-  readonly job: ExportJob | undefined;
-  readonly waitedMs: number;
-  constructor(job: ExportJob | undefined, waitedMs: number) {
-    super(`Export job ${job?.jobId ?? ''} did not finish within ${formatDuration(waitedMs)}`);
-    this.name = 'ExportTimeoutError';
-    this.job = job;
-    this.waitedMs = waitedMs;
-  }
-}
-
 export async function runExport(client: ApiClient, plan: ExportPlan, options: JobRunOptions): Promise<ExportResult> {
   const now = options.now ?? Date.now;
   const began = now();
@@ -58,22 +46,19 @@ export async function runExport(client: ApiClient, plan: ExportPlan, options: Jo
   const schedule = new ExportSchedule(options.limits, began);
   const progress = new ProgressLog(options.log, schedule, now);
   progress.seen(first);
-  let job: ExportJob;
-  try {
-    job = await waitUntilFinal({
-      poll: () => getExport(client, first.jobId),
-      isFinal: isFinished,
-      schedule,
-      deadline,
-      signal: options.signal,
-      initial: first,
-      onPoll: (state) => progress.seen(state),
-      now
-    });
-  } catch (error) {
-    if (error instanceof WaitTimeoutError) throw new ExportTimeoutError(error.last as ExportJob | undefined, now() - began);
-    throw error;
-  }
+  // A timeout ends as the one WaitTimeoutError, waitingOn 'export', with the last job seen.
+  const job = await waitUntilFinal({
+    poll: () => getExport(client, first.jobId),
+    isFinal: isFinished,
+    schedule,
+    deadline,
+    signal: options.signal,
+    initial: first,
+    onPoll: (state) => progress.seen(state),
+    waitingOn: 'export',
+    began,
+    now
+  });
   if (job.status === 'failed') throw new ExportFailedError(job);
   const bundle = await generateBundle(client, job.jobId);
   return { job, bundle, started, waitedMs: now() - began };

@@ -104,6 +104,7 @@ export async function waitForPublication(client: ApiClient, options: Publication
       deadline: options.deadline.at,
       signal: options.signal,
       initial: { statusId, status: 'queued', logs: [] },
+      waitingOn: 'deployment',
       now: options.now
     });
   } catch (error) {

@@ -1,6 +1,7 @@
 // The publish action: start a static export (or reuse a finished one), wait for it, generate the
 // bundle link, and, when config-path is set, propose the deployment's configuration change as one
 // pull request. Reports outputs and a job summary.
+import { explainPublishError, exportTimeout } from './errors.ts';
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,8 +16,7 @@ import { jobIdFromLink, linkSecrets } from '../values/link.ts';
 import { readSetting } from '../values/values-file.ts';
 import { type ConfigTarget, type ConfigUpdate, type ProposalContext, type PublishedBundle, readConfigFile, showValue, updateDeploymentConfig } from './proposal.ts';
 import { type BaseFile, type Octokit, readProposedFile } from '../github/pull-request.ts';
-import { explainError } from '../action/explain.ts';
-import { type ExportPlan, type ExportResult, ExportFailedError, ExportTimeoutError, runExport } from './export.ts';
+import { type ExportPlan, type ExportResult, ExportFailedError, runExport } from './export.ts';
 import { formatBytes } from '../action/format.ts';
 import { InputError } from '../action/inputs.ts';
 import { platformClient } from '../action/platform-inputs.ts';
@@ -24,7 +24,7 @@ import { type PublishInputs, readPublishInputs } from './inputs.ts';
 import { type Validity, checkValidity, renewalPlan } from './renewal.ts';
 import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
 import { type DownloadedSite, writeFailureSummary, writeHostedSummary, writePublishSummary, writeSkipSummary } from './summary.ts';
-import { Deadline, DeadlineError } from '../action/deadline.ts';
+import { Deadline } from '../action/deadline.ts';
 import { DeploymentFailedError, LOG_LINES_SHOWN, type Publication, waitForPublication } from './publication.ts';
 import { durableUrl, jobIdFromDurableUrl } from '../storage/durable-url.ts';
 import { checkKeepArchivePath, readArchive } from '../storage/kept-archive.ts';
@@ -108,7 +108,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;
     if (jobId) core.setOutput(Output.JobId, jobId);
-    const failedJob = error instanceof ExportFailedError || error instanceof ExportTimeoutError ? error.job : undefined;
+    const failedJob = error instanceof ExportFailedError ? error.job : exportTimeout(error)?.last;
     if (failedJob) core.setOutput(Output.Status, failedJob.status);
     const message = explainPublishError(error, inputs, plan, jobId);
     core.setFailed(message);
@@ -304,39 +304,3 @@ function setExportOutputs({ job, bundle }: ExportResult): void {
   core.setOutput(Output.SizeBytes, String(bundle.sizeBytes));
 }
 
-export function explainPublishError(error: unknown, inputs: PublishInputs, plan: ExportPlan | undefined, jobId: string | undefined): string {
-  const domain = inputs.domain;
-  if (error instanceof DeadlineError) {
-    return `${error.message}${jobId ? ` The export job ${jobId} goes on on the server: re-run with job-id: ${jobId} to pick it up.` : ''}`;
-  }
-  if (error instanceof ExportFailedError) {
-    return `The export of ${domain ?? `job ${error.job.jobId}`} failed at ${error.job.progress}% (${error.job.pageCount} pages done): ${error.job.error ?? 'the platform gave no reason'}. Fix what it names in your docs and push again; the deployment keeps its current bundle.`;
-  }
-  if (error instanceof ExportTimeoutError) {
-    const job = error.job;
-    const where = job ? `it was ${job.status} at ${job.progress}% with ${job.pageCount} pages` : 'no status was seen';
-    const id = job?.jobId ?? jobId;
-    return `The export job ${id} did not finish within the timeout (${inputs.timeoutText}): ${where} after ${Math.round(error.waitedMs / 1000)} s. The job goes on on the server: re-run with job-id: ${id} to pick it up, or raise timeout.`;
-  }
-  if (error instanceof ApiError && error.path.startsWith('/v1/project/') && inputs.publication) {
-    const projectId = inputs.publication.projectId;
-    return explainError(error, {
-      apiUrl: inputs.apiUrl,
-      doing: `waiting for the platform to publish project ${projectId} before exporting`,
-      hints: {
-        404: `the platform knows no project ${projectId} for this key (404). Check project-id: copy it from the API keys page of the dashboard. Nothing was exported.`,
-        429: 'the platform limits how often deployments are queued (429). Re-run in a few minutes, or set wait-for-deployment: false for runs that need no fresh publication.'
-      }
-    });
-  }
-  const doing = plan && 'reuse' in plan ? `reusing export job ${plan.reuse}` : inputs.domain ? `exporting ${inputs.domain}` : 'reading the configuration';
-  return explainError(error, {
-    apiUrl: inputs.apiUrl,
-    doing,
-    hints: {
-      403: "the organization may not use static export (403). Static export needs an Enterprise plan; ask your account team to enable it. If it is enabled, the key's IP allowlist or scope may exclude this runner.",
-      404: `there is no export job ${jobId ?? (plan && 'reuse' in plan ? plan.reuse : '')} (404). Check job-id: it must be an id this organization's key can see, such as the job-id output of an earlier run.`,
-      409: 'the job has not finished, so no bundle can be generated yet (409). Re-run once it has completed.'
-    }
-  });
-}

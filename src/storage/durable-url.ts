@@ -1,9 +1,9 @@
 // The URL a team hosts the bundle at, from a template such as
 // `https://bundles.internal.example.com/<job-id>/bundle.tar.gz`. Unlike the platform's presigned
 // link it never expires, so a configuration that holds it has nothing to renew.
+import { JOB_ID_SOURCE } from '../platform/static-export.ts';
 
 export const JOB_ID_PLACEHOLDER = '<job-id>';
-const JOB_ID_CHARS = 'se_[A-Za-z0-9]+';
 const SAMPLE_JOB_ID = 'se_0123456789abcdef';
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
@@ -33,7 +33,7 @@ export function durableUrl(template: string, jobId: string): string {
 /** The job id a URL made from `template` holds, wherever the placeholder sits (even inside a file name). */
 export function jobIdFromDurableUrl(template: string, url: string): string | undefined {
   const [before, after] = template.split(JOB_ID_PLACEHOLDER);
-  const pattern = new RegExp(`^${escapeRegExp(before)}(${JOB_ID_CHARS})${escapeRegExp(after)}$`);
+  const pattern = new RegExp(`^${escapeRegExp(before)}(${JOB_ID_SOURCE})${escapeRegExp(after)}$`);
   return pattern.exec(url)?.[1];
 }
 

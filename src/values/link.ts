@@ -1,5 +1,6 @@
 // Reads what can be read from a presigned bundle link without fetching it, and shows it safely.
 import { createHash } from 'node:crypto';
+import { JOB_ID } from '../platform/static-export.ts';
 
 /** When a presigned link stops working; `undefined` when the link does not say, or says it badly. */
 export function linkExpiry(link: string): Date | undefined {
@@ -61,7 +62,7 @@ function pathSegments(url: URL | undefined): string[] {
 }
 
 function isJobId(segment: string): boolean {
-  return /^se_[A-Za-z0-9_-]+$/.test(segment);
+  return JOB_ID.test(segment);
 }
 
 /** `20261121T230102Z`, the signing time of S3 and Google Cloud Storage V4 links. */

@@ -42,16 +42,27 @@ export interface WaitOptions<T> {
   onPoll?: (state: T) => void;
   /** The state already known (the start's answer), so the first poll can be scheduled from it. */
   initial?: T;
+  /** What is waited on, for the timeout error: `export`, `agent job`, `deployment`. */
+  waitingOn: string;
+  /** When the waiting began (ms epoch), if before this call: the start of the job, say. */
+  began?: number;
   now?: () => number;
 }
 
-/** The job did not reach a final status before the deadline. `last` is what was seen last. */
-export class WaitTimeoutError<T> extends Error {
+/**
+ * The one timeout error of every wait: the job did not reach a final status before the deadline.
+ * `last` is what was seen last, `waitingOn` what was waited on, `waitedMs` for how long.
+ */
+export class WaitTimeoutError<T = unknown> extends Error {
   readonly last: T | undefined;
-  constructor(last: T | undefined) {
-    super('The wait reached its time limit');
+  readonly waitingOn: string;
+  readonly waitedMs: number;
+  constructor(last: T | undefined, waitingOn: string, waitedMs: number) {
+    super(`The ${waitingOn} did not end within the time limit`);
     this.name = 'WaitTimeoutError';
     this.last = last;
+    this.waitingOn = waitingOn;
+    this.waitedMs = waitedMs;
   }
 }
 
@@ -64,6 +75,8 @@ class NotFinished extends Error {
 export async function waitUntilFinal<T>(options: WaitOptions<T>): Promise<T> {
   const now = options.now ?? Date.now;
   const { schedule, signal, deadline } = options;
+  const began = options.began ?? now();
+  const timedOut = () => new WaitTimeoutError(last, options.waitingOn, now() - began);
   let last = options.initial;
   if (last !== undefined) {
     if (options.isFinal(last)) return last;
@@ -73,7 +86,7 @@ export async function waitUntilFinal<T>(options: WaitOptions<T>): Promise<T> {
   // Wait before the first poll too: the start's answer is a fresh observation.
   const pause = async () => {
     const left = deadline - now();
-    if (left <= 0) throw new WaitTimeoutError(last);
+    if (left <= 0) throw timedOut();
     await abortableSleep(Math.min(schedule.nextDelay(now()), left), signal);
   };
   if (last !== undefined) await pause();
@@ -81,7 +94,7 @@ export async function waitUntilFinal<T>(options: WaitOptions<T>): Promise<T> {
   return pRetry(
     async () => {
       // The last pause ran to the deadline: the wait is over, not one more request.
-      if (last !== undefined && now() >= deadline) throw new WaitTimeoutError(last);
+      if (last !== undefined && now() >= deadline) throw timedOut();
       const state = await options.poll();
       last = state;
       schedule.observe(state, now());

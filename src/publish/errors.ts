@@ -1,0 +1,51 @@
+// The publish action's errors, as one line a person can act on: what happened, what it means, what to do.
+import { ApiError } from '../platform/transport.ts';
+import { explainError } from '../action/explain.ts';
+import { type ExportPlan, ExportFailedError } from './export.ts';
+import { WaitTimeoutError } from '../wait/wait.ts';
+import type { ExportJob } from '../platform/static-export.ts';
+import { type PublishInputs } from './inputs.ts';
+import { DeadlineError } from '../action/deadline.ts';
+
+/** The export's wait ran out of time (the one WaitTimeoutError, waiting on the export). */
+export function exportTimeout(error: unknown): WaitTimeoutError<ExportJob> | undefined {
+  return error instanceof WaitTimeoutError && error.waitingOn === 'export' ? (error as WaitTimeoutError<ExportJob>) : undefined;
+}
+
+export function explainPublishError(error: unknown, inputs: PublishInputs, plan: ExportPlan | undefined, jobId: string | undefined): string {
+  const domain = inputs.domain;
+  if (error instanceof DeadlineError) {
+    return `${error.message}${jobId ? ` The export job ${jobId} goes on on the server: re-run with job-id: ${jobId} to pick it up.` : ''}`;
+  }
+  if (error instanceof ExportFailedError) {
+    return `The export of ${domain ?? `job ${error.job.jobId}`} failed at ${error.job.progress}% (${error.job.pageCount} pages done): ${error.job.error ?? 'the platform gave no reason'}. Fix what it names in your docs and push again; the deployment keeps its current bundle.`;
+  }
+  const timeout = exportTimeout(error);
+  if (timeout) {
+    const job = timeout.last;
+    const where = job ? `it was ${job.status} at ${job.progress}% with ${job.pageCount} pages` : 'no status was seen';
+    const id = job?.jobId ?? jobId;
+    return `The export job ${id} did not finish within the timeout (${inputs.timeoutText}): ${where} after ${Math.round(timeout.waitedMs / 1000)} s. The job goes on on the server: re-run with job-id: ${id} to pick it up, or raise timeout.`;
+  }
+  if (error instanceof ApiError && error.path.startsWith('/v1/project/') && inputs.publication) {
+    const projectId = inputs.publication.projectId;
+    return explainError(error, {
+      apiUrl: inputs.apiUrl,
+      doing: `waiting for the platform to publish project ${projectId} before exporting`,
+      hints: {
+        404: `the platform knows no project ${projectId} for this key (404). Check project-id: copy it from the API keys page of the dashboard. Nothing was exported.`,
+        429: 'the platform limits how often deployments are queued (429). Re-run in a few minutes, or set wait-for-deployment: false for runs that need no fresh publication.'
+      }
+    });
+  }
+  const doing = plan && 'reuse' in plan ? `reusing export job ${plan.reuse}` : inputs.domain ? `exporting ${inputs.domain}` : 'reading the configuration';
+  return explainError(error, {
+    apiUrl: inputs.apiUrl,
+    doing,
+    hints: {
+      403: "the organization may not use static export (403). Static export needs an Enterprise plan; ask your account team to enable it. If it is enabled, the key's IP allowlist or scope may exclude this runner.",
+      404: `there is no export job ${jobId ?? (plan && 'reuse' in plan ? plan.reuse : '')} (404). Check job-id: it must be an id this organization's key can see, such as the job-id output of an earlier run.`,
+      409: 'the job has not finished, so no bundle can be generated yet (409). Re-run once it has completed.'
+    }
+  });
+}
