@@ -1,5 +1,5 @@
 // A loopback emulator of the platform's admin API: static export, agent jobs, feedback by page,
-// and the presigned bundle download, with injectable faults. Job state is computed from the clock,
+// and the presigned bundle download, with injectable faults (platform-faults.ts). Job state is computed from the clock,
 // so a test with a fake clock never waits.
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { bundleFormats, defaultSiteFiles } from './archive.ts';
 import type { BundleFormat } from './archive.ts';
+import { AFTER_ANSWER, type Answer, FAULT_KINDS, type Fault, type RouteName, PlatformFaults, ROUTE_NAMES, faultAnswer, oversize, s3Error, trickle } from './platform-faults.ts';
 import { DEPLOYMENT_FAULTS, type DeploymentFault, type DeploymentSettings, Deployments } from './deployments.ts';
 
 export interface JobProfile {
@@ -48,19 +49,7 @@ export interface FeedbackEntry {
   helpful?: boolean;
 }
 
-// 'truncate': the route answers, but the body stops halfway (short of its Content-Length) and the connection ends.
-// 'trickle': the route answers, one byte of the body every 200 ms. 'oversize': a 200 whose body runs
-// to megabytes. 'bad-expiry': the bundle answer's expiresAt is "in 7 days". '502-taken', 'drop-taken':
-// the route acts (a start creates its job), then the answer is a gateway 502 or a dropped connection.
-export type FaultKind = '500' | '503' | '429' | 'drop' | 'hang' | '409' | 'truncate' | 'trickle' | 'oversize' | 'bad-expiry' | '502-taken' | 'drop-taken';
-export type RouteName = 'start' | 'status' | 'bundle' | 'agent-get' | 'agent-create' | 'feedback' | 'download' | 'deploy' | 'deploy-status';
-
-export interface Fault {
-  route: RouteName | 'any';
-  kind: FaultKind;
-  times?: number;
-  retryAfterSeconds?: number;
-}
+export type { Fault, FaultKind, RouteName } from './platform-faults.ts';
 
 export interface RecordedRequest {
   method: string;
@@ -141,25 +130,12 @@ interface JobState {
   error?: string;
 }
 
-interface Answer {
-  status: number;
-  json?: unknown;
-  xml?: string;
-  bytes?: Buffer;
-  contentType?: string;
-  headers?: Record<string, string>;
-}
-
 export const DEFAULT_API_KEY = 'mint_test_admin_key';
 const DEFAULT_ERROR = 'Rendering failed on page /guides/broken: ReferenceError: window is not defined';
 const HOUR_MS = 3_600_000;
 const MAX_BODY_BYTES = 1_000_000;
 const FEEDBACK_SOURCES: FeedbackSource[] = ['code_snippet', 'contextual', 'agent', 'thumbs_only'];
 const FEEDBACK_STATUSES: FeedbackStatus[] = ['pending', 'in_progress', 'resolved', 'dismissed'];
-const ROUTE_NAMES: (RouteName | 'any')[] = ['start', 'status', 'bundle', 'agent-get', 'agent-create', 'feedback', 'download', 'deploy', 'deploy-status', 'any'];
-const FAULT_KINDS: FaultKind[] = ['500', '503', '429', 'drop', 'hang', '409', 'truncate', 'trickle', 'oversize', 'bad-expiry', '502-taken', 'drop-taken'];
-/** Faults that let the route answer (or act) first and then spoil what goes back. */
-const AFTER_ANSWER: FaultKind[] = ['truncate', 'trickle', 'bad-expiry', '502-taken', 'drop-taken'];
 // A bare hostname with at least one dot: no scheme, port, path or trailing slash.
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/i;
 
@@ -271,12 +247,6 @@ function parseAmzDate(value: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-function s3Error(status: number, code: string, message: string, extra = ''): Answer {
-  const requestId = randomBytes(8).toString('hex').toUpperCase();
-  const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message>${extra}<RequestId>${requestId}</RequestId><HostId>${randomBytes(24).toString('base64')}</HostId></Error>`;
-  return { status, xml };
-}
-
 function matchRoute(method: string, path: string, bundleFileName: string): { route: RouteName | 'unknown'; params: string[] } {
   const parts = path.split('/').slice(1).map((part) => {
     try {
@@ -345,7 +315,7 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
   const deployments = new Deployments(clock, options.deployments);
 
   const requests: RecordedRequest[] = [];
-  const faults: (Fault & { times: number })[] = [];
+  const faults = new PlatformFaults();
   const exportJobs = new Map<string, ExportJobRecord>();
   const agentJobs = new Map<string, AgentJobRecord>();
   const agentCreates = new Map<string, number[]>();
@@ -398,29 +368,6 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
 
   function sign(path: string, date: string, expires: string): string {
     return createHmac('sha256', signingSecret).update(`${path}\n${date}\n${expires}`).digest('hex');
-  }
-
-  function takeFault(route: RouteName | 'unknown'): Fault | undefined {
-    const index = faults.findIndex((fault) => fault.route === route || fault.route === 'any');
-    if (index < 0) return undefined;
-    const fault = faults[index];
-    fault.times -= 1;
-    if (fault.times <= 0) faults.splice(index, 1);
-    return fault;
-  }
-
-  function faultAnswer(fault: Fault, route: RouteName | 'unknown'): Answer | 'drop' | 'hang' {
-    if (fault.kind === 'drop' || fault.kind === 'hang') return fault.kind;
-    if (fault.kind === '429') {
-      const headers = { 'Retry-After': String(fault.retryAfterSeconds ?? 1) };
-      if (route === 'download') return { ...s3Error(429, 'SlowDown', 'Please reduce your request rate.'), headers };
-      return { status: 429, json: { error: 'Rate limit exceeded' }, headers };
-    }
-    if (fault.kind === '409') return { status: 409, json: { error: 'Job has not finished yet' } };
-    const status = Number(fault.kind);
-    if (route === 'download') return s3Error(status, status === 503 ? 'SlowDown' : 'InternalError', 'We encountered an internal error. Please try again.');
-    if (route === 'feedback') return { status, json: { error: 'Internal server error', details: [{ message: 'Failed to aggregate feedback' }] } };
-    return { status, json: { error: 'Internal server error' } };
   }
 
   function parseJson(text: string): { value: unknown } | undefined {
@@ -640,22 +587,6 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
     return { status: 404, json: { error: 'Not found' } };
   }
 
-  // The whole answer, one byte every 200 ms: an answer that never stalls long enough for an idle timeout.
-  function trickle(res: ServerResponse, answer: Answer): void {
-    const payload = Buffer.from(JSON.stringify(answer.json ?? {}));
-    res.writeHead(answer.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(payload.length) });
-    let at = 0;
-    const timer = setInterval(() => {
-      if (res.destroyed || at >= payload.length) {
-        clearInterval(timer);
-        if (!res.destroyed) res.end();
-        return;
-      }
-      res.write(payload.subarray(at, at + 1));
-      at += 1;
-    }, 200);
-  }
-
   function send(res: ServerResponse, answer: Answer, headOnly: boolean, truncate = false): void {
     let payload: Buffer = Buffer.alloc(0);
     let contentType: string | undefined = answer.contentType;
@@ -691,7 +622,7 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
     const record: RecordedRequest = { method, path: url.pathname, query: url.search.slice(1), route, status: 0, at: clock() };
     if (req.headers.authorization !== undefined) record.authorization = req.headers.authorization;
     requests.push(record);
-    const fault = route === 'unknown' ? undefined : takeFault(route);
+    const fault = route === 'unknown' ? undefined : faults.take(route);
     const truncate = fault?.kind === 'truncate';
     const reply = (answer: Answer): void => {
       if (fault?.kind === 'drop-taken') {
@@ -705,19 +636,8 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
       send(res, answer, method === 'HEAD', truncate);
     };
     if (fault?.kind === 'oversize') {
-      // A 200 whose body never ends soon: 64 KB chunks up to 400 MB, or until the client hangs up.
       record.status = 200;
-      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
-      const chunk = Buffer.alloc(64 * 1024, 0x20);
-      let sent = 0;
-      const pump = (): void => {
-        while (sent < 400 * 1024 * 1024 && !res.destroyed) {
-          sent += chunk.length;
-          if (!res.write(chunk)) return void res.once('drain', pump);
-        }
-        res.end();
-      };
-      pump();
+      oversize(res);
       return;
     }
 
@@ -780,7 +700,7 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
     deployments,
     profile: options.profile ?? {},
     addFault(fault) {
-      faults.push({ route: fault.route, kind: fault.kind, times: fault.times ?? 1, retryAfterSeconds: fault.retryAfterSeconds });
+      faults.arm(fault);
     },
     seedExportJob(input) {
       // A job that finished at createdAt (never in the future, so it reads as finished now).
