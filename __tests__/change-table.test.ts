@@ -1,7 +1,7 @@
 // The "What changes" row of the configuration pull request: a reviewer must be able to tell the old
 // link from the new one, without the table ever showing a signature.
 import { describe, expect, it } from '@jest/globals';
-import { changeRow, pullRequestBody } from '../src/publish/proposal.ts';
+import { changeRow, pullRequestBody, showChange } from '../src/publish/proposal.ts';
 
 function presigned(jobId: string, signedAt: Date, lifetimeS: number, signature: string): string {
   const amzDate = signedAt.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
@@ -58,5 +58,16 @@ describe('pullRequestBody', () => {
     const body = pullRequestBody(target, { domain: 'docs.example.com', job, bundle, docsCommit: { sha, branch: 'docs' } }, []);
     expect(body).toContain('| Docs commit | `aaaaaaaaaaaa` from docs |');
     expect(pullRequestBody(target, { job, bundle }, [])).not.toContain('Docs commit');
+  });
+});
+
+describe('showChange', () => {
+  it('gives the log the same distinguishable pair as the table', () => {
+    const before = presigned('se_d296aa', new Date('2026-11-20T10:00:00Z'), 3600, 'c'.repeat(64));
+    const after = presigned('se_d296aa', new Date('2026-11-20T10:00:00Z'), 3600, 'd'.repeat(64));
+    const [was, will] = showChange({ before, after });
+    expect(was).not.toBe(will);
+    expect(was).toMatch(/\(link #[0-9a-f]{8}\)$/);
+    expect(`${was} ${will}`).not.toContain('c'.repeat(64));
   });
 });

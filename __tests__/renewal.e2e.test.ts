@@ -82,6 +82,13 @@ describe('renewal on a schedule', () => {
     expect(pull.body).toMatch(/\| Old link expires \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
     expect(pull.body).toMatch(/\| New link expires \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
     expect(pull.body).not.toContain('staticExport.enabled');
+    // The reviewer and the log both tell the old link from the new one, without their signatures.
+    const logged = /^ {2}staticExport\.bundleUrl: (.*) → (.*)$/m.exec(run.log);
+    expect(logged).not.toBeNull();
+    expect(logged![1]).not.toBe(logged![2]);
+    const row = pull.body.split('\n').find((line) => line.startsWith('| `staticExport.bundleUrl` |'))!;
+    expect(row.split(' | ')[1]).not.toBe(row.split(' | ')[2].replace(/ \|$/, ''));
+    expect(row).not.toMatch(/X-Amz-Signature/);
   });
 
   it('falls back to a new export when the link\'s job is gone, and says so', async () => {

@@ -211,10 +211,11 @@ function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { 
 }
 
 /**
- * One row of the "What changes" table. Two links that look the same once their signatures are hidden
- * (a renewal) are told apart by their expiry, or by a fingerprint when the expiries match too.
+ * A setting's value before and after, for people. Two links that look the same once their
+ * signatures are hidden (a renewal) are told apart by their expiry, or by a fingerprint when the
+ * expiries read the same too.
  */
-export function changeRow(change: { key: string; before: unknown; after: unknown }): string {
+export function showChange(change: { before: unknown; after: unknown }): [before: string, after: string] {
   let before = showValue(change.before);
   let after = showValue(change.after);
   if (before === after && isLink(change.before) && isLink(change.after) && change.before !== change.after) {
@@ -230,6 +231,12 @@ export function changeRow(change: { key: string; before: unknown; after: unknown
       after += ` (link #${linkFingerprint(change.after)})`;
     }
   }
+  return [before, after];
+}
+
+/** One row of the "What changes" table. */
+export function changeRow(change: { key: string; before: unknown; after: unknown }): string {
+  const [before, after] = showChange(change);
   return `| \`${change.key}\` | ${before} | ${after} |`;
 }
 

@@ -14,7 +14,7 @@ import { checkDownloadPath, downloadBundle } from '../bundle/download.ts';
 import { PublishInput, PublishOutput as Output } from '../action/constants.ts';
 import { jobIdFromLink, linkSecrets } from '../values/link.ts';
 import { readSetting } from '../values/values-file.ts';
-import { type ConfigTarget, type ConfigUpdate, type ProposalContext, type PublishedBundle, readConfigFile, showValue, updateDeploymentConfig } from './proposal.ts';
+import { type ConfigTarget, type ConfigUpdate, type ProposalContext, type PublishedBundle, readConfigFile, showChange, updateDeploymentConfig } from './proposal.ts';
 import { type BaseFile, type Octokit, readProposedFile } from '../github/pull-request.ts';
 import { type ExportPlan, type ExportResult, ExportFailedError, runExport } from './export.ts';
 import { formatBytes } from '../action/format.ts';
@@ -281,7 +281,10 @@ async function proposeConfig(
   core.setOutput(Output.PullRequestOperation, update.operation);
   if (update.number !== undefined) core.setOutput(Output.PullRequestNumber, String(update.number));
   if (update.url !== undefined) core.setOutput(Output.PullRequestUrl, update.url);
-  for (const change of update.changes) core.info(`  ${change.key}: ${showValue(change.before)} → ${showValue(change.after)}`);
+  for (const change of update.changes) {
+    const [before, after] = showChange(change);
+    core.info(`  ${change.key}: ${before} → ${after}`);
+  }
   if (!update.changed) core.info(`${where} on ${update.baseBranch} already holds these values: no pull request needed.`);
   else if (target.dryRun) core.info(`Dry run: ${update.changes.length} setting(s) would change; nothing was written.`);
   else if (update.operation === 'none') core.info(`Pull request #${update.number} is already current: ${update.url}`);
