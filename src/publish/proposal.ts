@@ -32,7 +32,7 @@ export interface PublishedBundle {
   shortLink?: string;
   /** Set when the link is a URL the team hosts (bundle-url-template), checked as a pod would fetch it. */
   hosted?: { sha256: string; sha256Checked: boolean };
-  /** The docs commit the export holds, when the step waited for the platform to publish it. */
+  /** The docs commit the run's deployment published (the export holds it or a push published moments later). */
   docsCommit?: { sha: string; branch: string };
 }
 
