@@ -4,6 +4,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { FeedbackPage, FeedbackQuery, PageFeedback } from '../src/platform/analytics.ts';
 import { ApiError } from '../src/platform/transport.ts';
+import { Deadline } from '../src/action/deadline.ts';
 import { type CollectOptions, collectFeedback, formatBound, splitPoint } from '../src/feedback/collect.ts';
 
 const DAY = 86_400_000;
@@ -96,8 +97,7 @@ function options(fetchPage: CollectOptions['fetchPage'], extra: Partial<CollectO
     filter: {},
     fetchPage,
     maxRequests: 20,
-    deadline: 5 * 60_000,
-    now: time.now,
+    deadline: new Deadline(5 * 60_000, time.now),
     sleep: time.sleep,
     ...extra
   };
@@ -230,7 +230,7 @@ describe('collectFeedback', () => {
           if (calls === 1) throw new ApiError({ method: 'GET', path: '/x', status: 429, retryAfterMs: 20_000, message: 'GET /x answered 429' });
           return api.fetchPage(query);
         },
-        { now: time.now, sleep: time.sleep }
+        { deadline: new Deadline(5 * 60_000, time.now), sleep: time.sleep }
       )
     );
     expect(time.sleeps).toEqual([20_000]);
@@ -246,7 +246,7 @@ describe('collectFeedback', () => {
         async () => {
           throw error;
         },
-        { now: time.now, sleep: time.sleep }
+        { deadline: new Deadline(5 * 60_000, time.now), sleep: time.sleep }
       )
     );
     await expect(collecting).rejects.toBe(error);
@@ -262,7 +262,7 @@ describe('collectFeedback', () => {
           calls += 1;
           throw new ApiError({ method: 'GET', path: '/x', status: 500, message: 'GET /x answered 500', details: ['Failed to aggregate feedback'] });
         },
-        { now: time.now, sleep: time.sleep, maxRequests: 3 }
+        { deadline: new Deadline(5 * 60_000, time.now), sleep: time.sleep, maxRequests: 3 }
       )
     );
     await expect(collecting).rejects.toMatchObject({ status: 500, details: ['Failed to aggregate feedback'] });

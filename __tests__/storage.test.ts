@@ -126,10 +126,10 @@ describe('pod check against a real server, random sizes', () => {
   it('gives up on a storage that keeps failing within the step deadline, after a bounded number of tries', async () => {
     server.answer('/down.tar.gz', 503);
     const logs: string[] = [];
-    const error = await checkAsPod(`${server.url}/down.tar.gz`, { expectedBytes: 10, deadline: new Deadline(30_000), log: (line) => logs.push(line), firstBackoffMs: 10 }).catch((e: unknown) => e);
+    const error = await checkAsPod(`${server.url}/down.tar.gz`, { expectedBytes: 10, deadline: new Deadline(30_000), log: (line) => logs.push(line), minBackoffMs: 10 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PodCheckError);
     expect(logs).toHaveLength(2);
-    const tight = await checkAsPod(`${server.url}/down.tar.gz`, { expectedBytes: 10, deadline: new Deadline(500), log: () => undefined, firstBackoffMs: 1000 }).catch((e: unknown) => e);
+    const tight = await checkAsPod(`${server.url}/down.tar.gz`, { expectedBytes: 10, deadline: new Deadline(500), log: () => undefined, minBackoffMs: 1000 }).catch((e: unknown) => e);
     expect((tight as Error).name).toBe('DeadlineError');
   });
 });

@@ -11,13 +11,12 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { PassThrough, Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { getProxyUrl, HttpClient } from '@actions/http-client';
-import pRetry from 'p-retry';
 import type { Bundle } from '../platform/static-export.ts';
 import { parseRetryAfter } from '../platform/transport.ts';
 import { redactLink } from '../values/link.ts';
 import { formatBytes, formatDuration, formatSeconds } from '../action/format.ts';
 import type { Deadline } from '../action/deadline.ts';
-import { abortableSleep } from '../wait/sleep.ts';
+import { retryTransient } from '../wait/backoff.ts';
 import { BundleError, DEFAULT_LIMITS, type UnpackLimits } from './guard.ts';
 import { type ArchiveFormat, detectFormat, unpackTarGz, unpackZip, type UnpackedTree } from './unpack.ts';
 import { archiveCopy, archiveStagingPath, type KeptArchive, placeArchive } from '../storage/kept-archive.ts';
@@ -38,7 +37,7 @@ export interface DownloadBundleOptions {
   signal?: AbortSignal;
   /** Transient faults retried per link. */
   retries?: number;
-  /** Shortest backoff; p-retry doubles it and adds jitter. */
+  /** The first backoff; each retry doubles it, with jitter (wait/backoff.ts). */
   minBackoffMs?: number;
   /** A download that receives nothing for this long is cut and retried. */
   idleTimeoutMs?: number;
@@ -72,8 +71,6 @@ export interface DownloadedBundle {
 type Fetched = Omit<DownloadedBundle, 'path' | 'renewed' | 'bundle' | 'kept'>;
 
 const MAX_REDIRECTS = 5;
-/** The longest Retry-After the download honours; p-retry's backoff is the floor. */
-const MAX_RETRY_AFTER_MS = 60_000;
 
 export async function downloadBundle(given: DownloadBundleOptions): Promise<DownloadedBundle> {
   // The step's deadline ends the download too: its signal aborts whatever is in flight then.
@@ -181,7 +178,7 @@ async function fetchWithRetries(bundle: Bundle, staging: string, limits: UnpackL
     throw new BundleError('limit', `The bundle is ${formatBytes(bundle.sizeBytes)} as an archive, more than the ${formatBytes(limits.maxBytes)} this action unpacks.`);
   }
   options.log(`Downloading the bundle (${formatBytes(bundle.sizeBytes)}) from ${link}`);
-  return pRetry(
+  return retryTransient(
     async () => {
       await removeQuietly(staging);
       await removeQuietly(`${staging}.zip`);
@@ -190,18 +187,15 @@ async function fetchWithRetries(bundle: Bundle, staging: string, limits: UnpackL
     },
     {
       retries: options.retries ?? 3,
-      minTimeout: options.minBackoffMs ?? 1000,
-      factor: 2,
-      randomize: true,
+      minBackoffMs: options.minBackoffMs ?? 1000,
+      jitter: true,
+      transient: (error) => error instanceof BundleError && error.transient,
+      retryAfterMs: (error) => (error as BundleError).retryAfterMs,
+      server: 'the storage',
+      deadline: options.deadline,
       signal,
-      shouldRetry: ({ error }) => error instanceof BundleError && error.transient,
-      onFailedAttempt: async ({ error, retriesLeft, retryDelay }) => {
-        if (!(error instanceof BundleError) || !error.transient || retriesLeft === 0) return;
-        const extra = Math.max(0, Math.min(error.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS) - retryDelay);
-        options.deadline?.ensureFits(retryDelay + extra, `${error.message} The next try would wait`);
-        options.log(`${error.message} Retrying in ${formatSeconds(retryDelay + extra)} (${retriesLeft} ${retriesLeft === 1 ? 'try' : 'tries'} left).`);
-        if (extra > 0) await abortableSleep(extra, signal);
-      }
+      onRetry: ({ error, waitMs, retriesLeft }) =>
+        options.log(`${(error as BundleError).message} Retrying in ${formatSeconds(waitMs)} (${retriesLeft} ${retriesLeft === 1 ? 'try' : 'tries'} left).`)
     }
   );
 }

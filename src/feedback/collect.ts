@@ -11,6 +11,8 @@
 import type { FeedbackPage, FeedbackQuery, PageFeedback } from '../platform/analytics.ts';
 import { ApiError } from '../platform/transport.ts';
 import { formatSeconds } from '../action/format.ts';
+import type { Deadline } from '../action/deadline.ts';
+import { retryTransient } from '../wait/backoff.ts';
 
 /** A span of time in ms since the epoch; `to` is exclusive, as the API has it. */
 export interface DateRange {
@@ -31,9 +33,11 @@ export interface CollectOptions {
   fetchPage: FetchPage;
   /** Requests this run may send, retries included. */
   maxRequests: number;
-  /** No wait (Retry-After, backoff) may end after this instant (ms epoch). */
-  deadline: number;
-  now?: () => number;
+  /** The step's deadline: no wait (Retry-After, backoff) may end past it, and no range is split after it. */
+  deadline: Deadline;
+  /** Cuts a wait between tries short: a cancelled step must not sit out a backoff. */
+  signal?: AbortSignal;
+  /** How to wait between tries (a fake clock's, in tests). */
   sleep?: (ms: number) => Promise<void>;
   log?: (line: string) => void;
 }
@@ -91,8 +95,6 @@ interface Part {
 }
 
 export async function collectFeedback(options: CollectOptions): Promise<Collection> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const log = options.log ?? (() => undefined);
   let requests = 0;
   const left = () => options.maxRequests - requests;
@@ -100,25 +102,38 @@ export async function collectFeedback(options: CollectOptions): Promise<Collecti
   /** One range's answer, retrying transient faults while the budget and the time allow. */
   const fetchRange = async (range: DateRange): Promise<FeedbackPage> => {
     const query: FeedbackQuery = { ...queryRange(range), ...options.filter, limit: ROWS_PER_REQUEST };
-    for (let attempt = 1; ; attempt += 1) {
-      // Retries of an earlier range may have spent what was set aside for this one.
-      if (left() <= 0) throw new RangeFailedError(`max-requests (${options.maxRequests}) was used up before this range could be split`);
-      requests += 1;
-      try {
-        return await options.fetchPage(query);
-      } catch (error) {
-        if (!(error instanceof ApiError) || !error.transient) throw error;
-        const what = error.status === undefined ? `gave no answer (${error.code})` : error.status === 429 ? 'answered 429 (rate limited)' : `answered ${error.status}`;
-        const wait = error.retryAfterMs ?? FIRST_BACKOFF_MS * 2 ** (attempt - 1);
-        if (attempt >= MAX_ATTEMPTS) throw new RangeFailedError(`the API ${what} ${attempt} times in a row`, error);
-        if (left() <= 0) throw new RangeFailedError(`the API ${what}, and max-requests (${options.maxRequests}) left no request to retry`, error);
-        if (now() + wait > options.deadline) {
-          const asked = error.retryAfterMs === undefined ? 'the next try' : 'the wait it asked for';
-          throw new RangeFailedError(`the API ${what}, and ${asked} (${formatSeconds(wait)}) does not fit in the time left before timeout`, error);
+    let tries = 0;
+    try {
+      return await retryTransient(
+        () => {
+          // Retries of an earlier range may have spent what was set aside for this one.
+          if (left() <= 0) throw new RangeFailedError(`max-requests (${options.maxRequests}) was used up before this range could be split`);
+          requests += 1;
+          tries += 1;
+          return options.fetchPage(query);
+        },
+        {
+          retries: MAX_ATTEMPTS - 1,
+          minBackoffMs: FIRST_BACKOFF_MS,
+          transient: (error) => error instanceof ApiError && error.transient,
+          retryAfterMs: (error) => (error as ApiError).retryAfterMs,
+          deadline: options.deadline,
+          pastDeadline: ({ error, waitMs }) => {
+            const asked = (error as ApiError).retryAfterMs === undefined ? 'the next try' : 'the wait it asked for';
+            return new RangeFailedError(`the API ${said(error as ApiError)}, and ${asked} (${formatSeconds(waitMs)}) does not fit in the time left before timeout`, error as ApiError);
+          },
+          onRetry: ({ error, waitMs }) => {
+            if (left() <= 0) throw new RangeFailedError(`the API ${said(error as ApiError)}, and max-requests (${options.maxRequests}) left no request to retry`, error as ApiError);
+            log(`${(error as ApiError).message}; retrying in ${formatSeconds(waitMs)} (${left()} of ${options.maxRequests} requests left)`);
+          },
+          signal: options.signal,
+          sleep: options.sleep
         }
-        log(`${error.message}; retrying in ${formatSeconds(wait)} (${left()} of ${options.maxRequests} requests left)`);
-        await sleep(wait);
-      }
+      );
+    } catch (error) {
+      // A transient fault comes out only when its tries are used up.
+      if (error instanceof ApiError && error.transient) throw new RangeFailedError(`the API ${said(error)} ${tries} times in a row`, error);
+      throw error;
     }
   };
 
@@ -152,7 +167,7 @@ export async function collectFeedback(options: CollectOptions): Promise<Collecti
       part.reason = `max-requests (${options.maxRequests}) was used up before this range could be split`;
       continue;
     }
-    if (now() >= options.deadline) {
+    if (options.deadline.expired()) {
       part.reason = 'the time limit (timeout) ran out before this range could be split';
       continue;
     }
@@ -200,6 +215,11 @@ export async function collectFeedback(options: CollectOptions): Promise<Collecti
     requests,
     parts: parts.length
   };
+}
+
+/** How a transient fault reads in a reason: `answered 503`, `answered 429 (rate limited)`, `gave no answer (ECONNRESET)`. */
+function said(error: ApiError): string {
+  return error.status === undefined ? `gave no answer (${error.code})` : error.status === 429 ? 'answered 429 (rate limited)' : `answered ${error.status}`;
 }
 
 /**

@@ -11,7 +11,6 @@ import { writeFeedbackSummary } from './summary.ts';
 import { platformClient } from '../action/platform-inputs.ts';
 import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
 import { Deadline } from '../action/deadline.ts';
-import { abortableSleep } from '../wait/sleep.ts';
 
 
 export async function run(cancellation = new Cancellation()): Promise<void> {
@@ -27,8 +26,8 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
       filter: inputs.filter,
       fetchPage: (query) => getFeedbackByPage(client, inputs.projectId, query),
       maxRequests: inputs.maxRequests,
-      deadline: deadline.at,
-      sleep: (ms) => abortableSleep(ms, cancellation.signal),
+      deadline,
+      signal: cancellation.signal,
       log: (line) => core.info(line)
     });
     const query: ReportQuery = { projectId: inputs.projectId, ...queryRange(inputs.range), ...inputs.filter };

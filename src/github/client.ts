@@ -3,7 +3,8 @@
 // one deadline.
 // - 5xx, dropped or reset connections and timeouts: plugin-retry, 3 retries after 1, 4 and 9 s.
 // - Rate limits (secondary-limit 403/429 with retry-after, x-ratelimit-remaining: 0): plugin-throttling
-//   waits as GitHub asks, twice per call at most. A plain 429 with retry-after is waited out here.
+//   waits as GitHub asks, twice per call at most. A plain 429 is waited out here, twice at most,
+//   through the one backoff helper (wait/backoff.ts).
 // - Any other 4xx: never retried (plugin-retry's doNotRetry).
 // - Each attempt has its own time limit (request-timeout, or what is left of the step), and no wait
 //   starts that would end past the deadline: the step ends then, saying what GitHub asked for.
@@ -13,7 +14,7 @@ import { throttling } from '@octokit/plugin-throttling';
 import { RequestError } from '@octokit/request-error';
 import type { Deadline } from '../action/deadline.ts';
 import { formatDuration } from '../action/format.ts';
-import { abortableSleep } from '../wait/sleep.ts';
+import { retryTransient } from '../wait/backoff.ts';
 
 export type Octokit = ReturnType<typeof getOctokit>;
 
@@ -51,6 +52,16 @@ interface HookOptions {
   [key: string]: unknown;
 }
 
+function responseHeaders(error: unknown): Record<string, string> {
+  return (error as { response?: { headers?: Record<string, string> } }).response?.headers ?? {};
+}
+
+/** A 429 that is neither a secondary nor a primary limit: those the throttling plugin waits out. */
+function isPlainRateLimit(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : '';
+  return (error as { status?: number }).status === 429 && !/secondary rate/i.test(message) && responseHeaders(error)['x-ratelimit-remaining'] !== '0';
+}
+
 export function githubClient(token: string, options: GitHubClientOptions): Octokit {
   const { deadline, log } = options;
   // `POST /repos/acme/deploy/git/refs`: the route with its parameters filled in, without the host.
@@ -62,46 +73,50 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
         `(${formatDuration(deadline.timeoutMs)}) is left. Raise timeout, or run again later.`
     );
 
-  // Innermost, so it applies to each attempt: the retry plugins call it again for every retry.
+  // One attempt of a call: its own time limit, and a transient fault retried by plugin-retry unless
+  // the retry would end past the deadline.
+  const attempt = async (request: (o: HookOptions) => Promise<unknown>, o: HookOptions): Promise<unknown> => {
+    if (deadline.expired()) throw new GitHubStop(`The step's timeout (${formatDuration(deadline.timeoutMs)}) ran out before ${what(o)}.`);
+    const limitMs = deadline.limit(options.requestTimeoutMs);
+    const timeout = AbortSignal.timeout(limitMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    // In place: before-after-hook binds every hook to the same options object and ignores a new one.
+    o.request = { ...o.request, signal };
+    try {
+      return await request(o);
+    } catch (error) {
+      if (options.signal?.aborted) throw new GitHubStop('Cancelled', { cause: options.signal.reason });
+      if (timeout.aborted) {
+        // A timeout is transient: a RequestError with its request, so plugin-retry retries it.
+        log(`GitHub did not answer ${what(o)} within ${formatDuration(limitMs)} (request-timeout); retrying.`);
+        throw new RequestError(`GitHub did not answer within ${formatDuration(limitMs)}`, 500, { request: { ...o, headers: {} } as never });
+      }
+      const status = (error as { status?: number }).status;
+      // A transient fault whose next retry would end past the deadline ends the step now.
+      const retryCount = o.request?.retryCount ?? 0;
+      if (status !== undefined && status >= 500 && retryCount < RETRIES && !deadline.fits(retryDelayMs(retryCount))) {
+        throw new GitHubStop(`GitHub answered ${status} to ${what(o)}, and the step's timeout leaves no time to retry. Raise timeout, or run again.`, { cause: error });
+      }
+      if (status !== undefined && status >= 500 && retryCount < RETRIES) log(`GitHub answered ${status} to ${what(o)}; retrying in ${formatDuration(retryDelayMs(retryCount))}.`);
+      throw error;
+    }
+  };
+
+  // Innermost, so it applies to each attempt: the retry plugins call it again for every retry. A
+  // plain 429 is waited out here, as GitHub asks, through the one backoff helper.
   const attemptLimit = (octokit: { hook: { wrap: (name: 'request', wrap: (request: (o: HookOptions) => Promise<unknown>, o: HookOptions) => Promise<unknown>) => void } }) => {
     octokit.hook.wrap('request', async (request, o) => {
       if (options.signal?.aborted) throw new GitHubStop('Cancelled', { cause: options.signal.reason });
-      for (let waited = 0; ; waited++) {
-        if (deadline.expired()) throw new GitHubStop(`The step's timeout (${formatDuration(deadline.timeoutMs)}) ran out before ${what(o)}.`);
-        const limitMs = deadline.limit(options.requestTimeoutMs);
-        const timeout = AbortSignal.timeout(limitMs);
-        const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-        // In place: before-after-hook binds every hook to the same options object and ignores a new one.
-        o.request = { ...o.request, signal };
-        try {
-          return await request(o);
-        } catch (error) {
-          if (options.signal?.aborted) throw new GitHubStop('Cancelled', { cause: options.signal.reason });
-          if (timeout.aborted) {
-            // A timeout is transient: a RequestError with its request, so plugin-retry retries it.
-            log(`GitHub did not answer ${what(o)} within ${formatDuration(limitMs)} (request-timeout); retrying.`);
-            throw new RequestError(`GitHub did not answer within ${formatDuration(limitMs)}`, 500, { request: { ...o, headers: {} } as never });
-          }
-          const status = (error as { status?: number }).status;
-          const headers = (error as { response?: { headers?: Record<string, string> } }).response?.headers ?? {};
-          const message = error instanceof Error ? error.message : '';
-          // A plain 429 (neither a secondary nor a primary limit, which the throttling plugin handles).
-          if (status === 429 && !/secondary rate/i.test(message) && headers['x-ratelimit-remaining'] !== '0' && waited < RATE_LIMIT_WAITS) {
-            const asked = (Number(headers['retry-after']) || 1) * 1000;
-            if (!deadline.fits(asked)) throw tooLong(asked, o, 'asked to wait (429)');
-            log(`GitHub asked to wait ${formatDuration(asked)} (429) before ${what(o)}; waiting.`);
-            await abortableSleep(asked, options.signal);
-            continue;
-          }
-          // A transient fault whose next retry would end past the deadline ends the step now.
-          const retryCount = o.request?.retryCount ?? 0;
-          if (status !== undefined && status >= 500 && retryCount < RETRIES && !deadline.fits(retryDelayMs(retryCount))) {
-            throw new GitHubStop(`GitHub answered ${status} to ${what(o)}, and the step's timeout leaves no time to retry. Raise timeout, or run again.`, { cause: error });
-          }
-          if (status !== undefined && status >= 500 && retryCount < RETRIES) log(`GitHub answered ${status} to ${what(o)}; retrying in ${formatDuration(retryDelayMs(retryCount))}.`);
-          throw error;
-        }
-      }
+      return retryTransient(() => attempt(request, o), {
+        retries: RATE_LIMIT_WAITS,
+        minBackoffMs: 1000,
+        transient: isPlainRateLimit,
+        retryAfterMs: (error) => Number(responseHeaders(error)['retry-after']) * 1000 || undefined,
+        deadline,
+        pastDeadline: ({ waitMs }) => tooLong(waitMs, o, 'asked to wait (429)'),
+        onRetry: ({ waitMs }) => log(`GitHub asked to wait ${formatDuration(waitMs)} (429) before ${what(o)}; waiting.`),
+        signal: options.signal
+      });
     });
     return {};
   };

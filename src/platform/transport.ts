@@ -1,12 +1,11 @@
 // The transport every call to the platform's admin API goes through: bearer auth, a time limit on
-// each request, retries of transient faults with backoff and jitter (p-retry), and errors that
+// each request, retries of transient faults with backoff and jitter (wait/backoff.ts), and errors that
 // carry what a person needs to act: the status, the server's message, the request id.
 import { HttpClient } from '@actions/http-client';
-import pRetry from 'p-retry';
 import type { IncomingMessage } from 'node:http';
 import { type Deadline, DeadlineError } from '../action/deadline.ts';
 import { formatBytes, formatSeconds } from '../action/format.ts';
-import { abortableSleep } from '../wait/sleep.ts';
+import { retryTransient } from '../wait/backoff.ts';
 
 /**
  * `idempotent`: safe to send again after any transient fault.
@@ -34,7 +33,7 @@ export interface ApiClientOptions {
   requestTimeoutMs?: number;
   /** How many times a transient fault is retried. */
   retries?: number;
-  /** Shortest backoff; p-retry doubles it and adds jitter. */
+  /** The first backoff; each retry doubles it, with jitter (wait/backoff.ts). */
   minBackoffMs?: number;
   /**
    * A fault whose Retry-After asks for a longer wait than this is not retried: the caller says when
@@ -147,30 +146,24 @@ export class ApiClient {
   async request(method: string, path: string, options: RequestOptions = {}): Promise<unknown> {
     const policy = options.retry ?? 'idempotent';
     const { retries, minBackoffMs, signal, maxRetryAfterMs, deadline } = this.options;
-    const retryable = (error: unknown) =>
-      isRetryable(error, policy) && !(maxRetryAfterMs !== undefined && ((error as ApiError).retryAfterMs ?? 0) > maxRetryAfterMs);
-    return pRetry(() => this.send(method, path, options), {
+    return retryTransient(() => this.send(method, path, options), {
       retries,
-      minTimeout: minBackoffMs,
-      factor: 2,
-      randomize: true,
+      minBackoffMs,
+      jitter: true,
+      transient: (error) => isRetryable(error, policy),
+      retryAfterMs: (error) => (error as ApiError).retryAfterMs,
+      maxRetryAfterMs,
+      server: 'the platform',
+      deadline,
       signal,
-      shouldRetry: ({ error }) => retryable(error),
-      onFailedAttempt: async ({ error, retriesLeft, retryDelay }) => {
-        if (!retryable(error) || retriesLeft === 0) return;
+      onRetry: ({ error, waitMs, retriesLeft }) => {
         const apiError = error as ApiError;
-        // Retry-After is the server's word on when to come back; p-retry's backoff is the floor.
-        const extra = Math.max(0, (apiError.retryAfterMs ?? 0) - retryDelay);
-        const wait = retryDelay + extra;
-        // A wait past the step's timeout ends the step now (throwing here ends p-retry), saying what was asked.
-        deadline?.ensureFits(wait, apiError.retryAfterMs !== undefined ? `${apiError.message}; the platform asked to wait before retrying` : `${apiError.message}; the next retry would wait`);
         if (policy === 'start' && apiError.ambiguous) {
           this.options.warn?.(
             `${apiError.message}, so the platform may have started the export although no answer arrived. Sending the start again: a second export may run on the platform (it costs nothing but its time); this step follows the one whose answer arrives.`
           );
         }
-        this.options.onRetry?.(`${apiError.message}; retrying in ${formatSeconds(wait)} (${retriesLeft} ${retriesLeft === 1 ? 'try' : 'tries'} left)`);
-        if (extra > 0) await abortableSleep(extra, signal);
+        this.options.onRetry?.(`${apiError.message}; retrying in ${formatSeconds(waitMs)} (${retriesLeft} ${retriesLeft === 1 ? 'try' : 'tries'} left)`);
       }
     });
   }

@@ -6,7 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { formatBytes, formatSeconds } from '../action/format.ts';
 import type { Deadline } from '../action/deadline.ts';
-import { abortableSleep } from '../wait/sleep.ts';
+import { retryTransient } from '../wait/backoff.ts';
 import { isGzip } from './kept-archive.ts';
 
 export interface PodCheckOptions {
@@ -17,9 +17,10 @@ export interface PodCheckOptions {
   deadline: Deadline;
   signal?: AbortSignal;
   log: (line: string) => void;
-  /** Attempts for a 5xx, 429 or a lost connection. */
-  attempts?: number;
-  firstBackoffMs?: number;
+  /** Tries after the first, for a 5xx, 429 or a lost connection. */
+  retries?: number;
+  /** The first backoff; each retry doubles it (wait/backoff.ts). */
+  minBackoffMs?: number;
   requestTimeoutMs?: number;
 }
 
@@ -47,19 +48,15 @@ const FIXES =
   "anonymous read on the bucket (MinIO: mc anonymous set download) kept private by the cluster's network policy; or a CDN in front of the private bucket.";
 
 export async function checkAsPod(url: string, options: PodCheckOptions): Promise<PodCheck> {
-  const attempts = options.attempts ?? 3;
-  let backoff = options.firstBackoffMs ?? 1000;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await checkOnce(url, options);
-    } catch (error) {
-      if (!(error instanceof PodCheckError) || !error.transient || attempt >= attempts) throw error;
-      options.deadline.ensureFits(backoff, `The check of ${url} would retry after ${formatSeconds(backoff)}`);
-      options.log(`${error.message} Retrying in ${formatSeconds(backoff)} (${attempts - attempt} ${attempts - attempt === 1 ? 'try' : 'tries'} left).`);
-      await abortableSleep(backoff, options.signal);
-      backoff *= 2;
-    }
-  }
+  return retryTransient(() => checkOnce(url, options), {
+    retries: options.retries ?? 2,
+    minBackoffMs: options.minBackoffMs ?? 1000,
+    transient: (error) => error instanceof PodCheckError && error.transient,
+    deadline: options.deadline,
+    signal: options.signal,
+    onRetry: ({ error, waitMs, retriesLeft }) =>
+      options.log(`${(error as PodCheckError).message} Retrying in ${formatSeconds(waitMs)} (${retriesLeft} ${retriesLeft === 1 ? 'try' : 'tries'} left).`)
+  });
 }
 
 async function checkOnce(url: string, options: PodCheckOptions): Promise<PodCheck> {
