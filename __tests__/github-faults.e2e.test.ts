@@ -138,6 +138,25 @@ describe('transient answers are retried: each ends in one correct pull request',
     expect(run.log).toContain(line);
   });
 
+  it('GitHub failing past the retries: a clear failure that says it usually passes, and the re-run it names proposes the export', async () => {
+    const job = platform.seedExportJob({ domain: 'docs.example.com' });
+    const s = await scenario();
+    try {
+      s.github.addFault({ kind: '502', operation: 'pulls.create', times: 4 });
+      const failed = await s.run({ 'job-id': job });
+      expect(failed.code).toBe(1);
+      expect(failed.log).toMatch(
+        new RegExp(`::error::Could not open a pull request from ${BRANCH} into main in acme/deploy: GitHub answered 502.*\\. GitHub kept failing after retries, which usually passes: in a few minutes, re-run with job-id: ${job} to propose this export without exporting again\\.`)
+      );
+      expect(s.github.pulls(REPO)).toHaveLength(0);
+      expectSound(s.github, failed, { run: 'failed' });
+      const again = await s.run({ 'job-id': job });
+      expectOnePullRequest(s.github, again, { run: 'again' });
+    } finally {
+      await s.close();
+    }
+  });
+
   it('the 422 "Could not resolve to a node" on the labels right after creation is retried', async () => {
     const { run, github, context } = await withFault([{ kind: 'unresolved', operation: 'issues.addLabels' }], { kind: 'unresolved' });
     expectOnePullRequest(github, run, context);

@@ -43,7 +43,8 @@ export interface ProposalResult {
 }
 
 export class PullRequestError extends Error {
-  status?: number;
+  /** GitHub's HTTP status, when GitHub answered: a 5xx says the trouble was GitHub's, not the inputs'. */
+  readonly status?: number;
   constructor(message: string, status?: number) {
     super(message);
     this.name = 'PullRequestError';

@@ -6,6 +6,7 @@ import { WaitTimeoutError } from '../wait/wait.ts';
 import type { ExportJob } from '../platform/static-export.ts';
 import { type PublishInputs } from './inputs.ts';
 import { DeadlineError } from '../action/deadline.ts';
+import { PullRequestError } from '../github/pull-request.ts';
 
 /** The export's wait ran out of time (the one WaitTimeoutError, waiting on the export). */
 export function exportTimeout(error: unknown): WaitTimeoutError<ExportJob> | undefined {
@@ -19,6 +20,12 @@ export function explainPublishError(error: unknown, inputs: PublishInputs, plan:
   }
   if (error instanceof ExportFailedError) {
     return `The export of ${domain ?? `job ${error.job.jobId}`} failed at ${error.job.progress}% (${error.job.pageCount} pages done): ${error.job.error ?? 'the platform gave no reason'}. Fix what it names in your docs and push again; the deployment keeps its current bundle.`;
+  }
+  if (error instanceof PullRequestError && error.status !== undefined && error.status >= 500) {
+    // GitHub's own trouble, still there after the client's retries, usually passes; any other
+    // failure of the pull request names the fix in its message.
+    const again = jobId ? `re-run with job-id: ${jobId} to propose this export without exporting again` : 're-run';
+    return `${error.message}. GitHub kept failing after retries, which usually passes: in a few minutes, ${again}.`;
   }
   const timeout = exportTimeout(error);
   if (timeout) {
