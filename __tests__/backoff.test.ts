@@ -5,6 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Deadline, DeadlineError } from '../src/action/deadline.ts';
 import { type Retry, backoffMs, retryTransient } from '../src/wait/backoff.ts';
+import { fakeClock } from './fake-clock.ts';
 
 class Fault extends Error {
   readonly transient: boolean;
@@ -14,19 +15,6 @@ class Fault extends Error {
     this.transient = transient;
     this.retryAfterMs = retryAfterMs;
   }
-}
-
-function fakeClock() {
-  let t = 0;
-  const sleeps: number[] = [];
-  return {
-    now: () => t,
-    sleep: async (ms: number) => {
-      sleeps.push(ms);
-      t += ms;
-    },
-    sleeps
-  };
 }
 
 function seeded(seed: number) {

@@ -5,6 +5,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { FeedbackPage, FeedbackQuery, PageFeedback } from '../src/platform/analytics.ts';
 import { ApiError } from '../src/platform/transport.ts';
 import { Deadline } from '../src/action/deadline.ts';
+import { fakeClock } from './fake-clock.ts';
 import { type CollectOptions, collectFeedback, formatBound, splitPoint } from '../src/feedback/collect.ts';
 
 const DAY = 86_400_000;
@@ -77,21 +78,8 @@ function busyMonth(): Entry[] {
   return entries;
 }
 
-function clock() {
-  let t = 0;
-  const sleeps: number[] = [];
-  return {
-    now: () => t,
-    sleep: async (ms: number) => {
-      sleeps.push(ms);
-      t += ms;
-    },
-    sleeps
-  };
-}
-
 function options(fetchPage: CollectOptions['fetchPage'], extra: Partial<CollectOptions> = {}): CollectOptions {
-  const time = clock();
+  const time = fakeClock();
   return {
     range: { from: MAY_1, to: MAY_1 + 30 * DAY },
     filter: {},
@@ -221,7 +209,7 @@ describe('collectFeedback', () => {
 
   it('waits out a 429 when Retry-After fits the time left, and counts both requests', async () => {
     const api = fakeApi(busyMonth().slice(0, 50));
-    const time = clock();
+    const time = fakeClock();
     let calls = 0;
     const result = await collectFeedback(
       options(
@@ -239,7 +227,7 @@ describe('collectFeedback', () => {
   });
 
   it('does not wait for a Retry-After past the deadline: the first request fails with the API error', async () => {
-    const time = clock();
+    const time = fakeClock();
     const error = new ApiError({ method: 'GET', path: '/x', status: 429, retryAfterMs: 3_600_000, message: 'GET /x answered 429' });
     const collecting = collectFeedback(
       options(
@@ -254,7 +242,7 @@ describe('collectFeedback', () => {
   });
 
   it('retries 5xx with backoff, each try counted, and stops at max-requests', async () => {
-    const time = clock();
+    const time = fakeClock();
     let calls = 0;
     const collecting = collectFeedback(
       options(
