@@ -5,7 +5,8 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from 'node:net';
 import { getExport, startExport } from '../src/platform/static-export.ts';
 import { createAgentJob } from '../src/platform/agent.ts';
-import { ApiClient, ApiError, ResponseShapeError, parseRetryAfter } from '../src/platform/transport.ts';
+import { ApiClient, ApiError, ResponseShapeError } from '../src/platform/transport.ts';
+import { parseRetryAfter } from '../src/wait/backoff.ts';
 
 type Reply = (req: IncomingMessage, res: ServerResponse) => void;
 let server: Server;

@@ -12,11 +12,10 @@ import { PassThrough, Readable, Transform, type TransformCallback } from 'node:s
 import { pipeline } from 'node:stream/promises';
 import { getProxyUrl, HttpClient } from '@actions/http-client';
 import type { Bundle } from '../platform/static-export.ts';
-import { parseRetryAfter } from '../platform/transport.ts';
 import { redactLink } from '../values/link.ts';
 import { formatBytes, formatDuration, formatSeconds } from '../action/format.ts';
 import type { Deadline } from '../action/deadline.ts';
-import { retryTransient } from '../wait/backoff.ts';
+import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
 import { BundleError, DEFAULT_LIMITS, type UnpackLimits } from './guard.ts';
 import { type ArchiveFormat, detectFormat, unpackTarGz, unpackZip, type UnpackedTree } from './unpack.ts';
 import { archiveCopy, archiveStagingPath, type KeptArchive, placeArchive } from '../storage/kept-archive.ts';

@@ -14,7 +14,7 @@ import { throttling } from '@octokit/plugin-throttling';
 import { RequestError } from '@octokit/request-error';
 import type { Deadline } from '../action/deadline.ts';
 import { formatDuration } from '../action/format.ts';
-import { retryTransient } from '../wait/backoff.ts';
+import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
 
 export type Octokit = ReturnType<typeof getOctokit>;
 
@@ -111,7 +111,7 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
         retries: RATE_LIMIT_WAITS,
         minBackoffMs: 1000,
         transient: isPlainRateLimit,
-        retryAfterMs: (error) => Number(responseHeaders(error)['retry-after']) * 1000 || undefined,
+        retryAfterMs: (error) => parseRetryAfter(responseHeaders(error)['retry-after']),
         deadline,
         pastDeadline: ({ waitMs }) => tooLong(waitMs, o, 'asked to wait (429)'),
         onRetry: ({ waitMs }) => log(`GitHub asked to wait ${formatDuration(waitMs)} (429) before ${what(o)}; waiting.`),

@@ -5,7 +5,7 @@ import { HttpClient } from '@actions/http-client';
 import type { IncomingMessage } from 'node:http';
 import { type Deadline, DeadlineError } from '../action/deadline.ts';
 import { formatBytes, formatSeconds } from '../action/format.ts';
-import { retryTransient } from '../wait/backoff.ts';
+import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
 
 /**
  * `idempotent`: safe to send again after any transient fault.
@@ -312,12 +312,4 @@ function errorFromResponse(
     retryAfterMs,
     message: `${method} ${path} answered ${status}${serverMessage ? `: ${serverMessage}` : ''}`
   });
-}
-
-/** `Retry-After` is seconds or an HTTP date. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.round(Number(value) * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

@@ -83,3 +83,11 @@ export async function retryTransient<T>(tryOnce: (attempt: number) => Promise<T>
     }
   });
 }
+
+/** `Retry-After` is seconds or an HTTP date. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.round(Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
