@@ -2,8 +2,9 @@
 //   node emulator/cli.ts --port 4010 --run-ms 3000 --fail-at 40
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_API_KEY, sampleFeedback, startPlatformEmulator } from './platform.ts';
+import { DEFAULT_API_KEY, startPlatformEmulator } from './platform.ts';
 import type { EmulatorOptions, PlatformEmulator } from './platform.ts';
+import { sampleFeedback } from './platform-state.ts';
 import { DEPLOYMENT_FAULTS, type DeploymentFault } from './deployments.ts';
 import { type GitHubEmulator, startGitHubEmulator } from './github.ts';
 import { GITHUB_FAULT_KINDS, type GitHubFault, OPERATION_NAMES, parseGitHubFault } from './github-faults.ts';

@@ -1,5 +1,6 @@
 // The platform's bad days, for the platform emulator: which faults exist, which requests they hit,
-// and the answers they give. platform.ts routes requests and keeps state; this file spoils answers.
+// and the answers they give. platform.ts routes requests and platform-state.ts keeps the state;
+// this file spoils answers.
 import type { ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 

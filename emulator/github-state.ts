@@ -1,0 +1,390 @@
+// The GitHub emulator's state and its rules: repositories with their branches, commits, trees and
+// pull requests, the policy (token, permissions, protected branches), and the ApiError a refused
+// change raises. No HTTP here: github.ts parses requests, calls in here and writes the answers.
+import { createHash } from 'node:crypto';
+
+export interface Policy {
+  token: string;
+  allowActionsToCreatePullRequests: boolean;
+  contentsWrite: boolean;
+  pullRequestsWrite: boolean;
+  protectedBranches: string[];
+}
+
+export interface EmulatedPull {
+  number: number;
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+  state: 'open' | 'closed';
+  labels: string[];
+  html_url: string;
+}
+
+interface Person {
+  name: string;
+  email: string;
+  date: string;
+}
+
+export interface StoredCommit {
+  sha: string;
+  tree: string;
+  parents: string[];
+  message: string;
+  author: Person;
+  committer: Person;
+  verified: boolean;
+}
+
+export interface Repository {
+  owner: string;
+  name: string;
+  defaultBranch: string;
+  branches: Map<string, string>;
+  commits: Map<string, StoredCommit>;
+  trees: Map<string, Record<string, string>>; // tree sha → path → file content
+  blobs: Map<string, string>;
+  pulls: EmulatedPull[];
+  nextNumber: number;
+}
+
+/** A tree entry as a create-tree call gives it: new content, an existing blob's sha, or sha null to delete the path. */
+export interface TreeEntry {
+  path: string;
+  content?: string;
+  sha?: string | null;
+}
+
+// GitHub answers every error as {message, documentation_url, status}.
+export class ApiError extends Error {
+  status: number;
+  extra: Record<string, unknown>;
+  constructor(status: number, message: string, extra: Record<string, unknown> = {}) {
+    super(message);
+    this.status = status;
+    this.extra = extra;
+  }
+}
+
+const ACTIONS_BOT: Omit<Person, 'date'> = {
+  name: 'github-actions[bot]',
+  email: '41898282+github-actions[bot]@users.noreply.github.com'
+};
+const WEB_FLOW: Omit<Person, 'date'> = { name: 'GitHub', email: 'noreply@github.com' };
+const USER: Omit<Person, 'date'> = { name: 'Emulated User', email: 'user@example.com' };
+
+export function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}
+
+// The blob id is git's real one, so tests may compare it with `git hash-object`.
+export function blobSha(content: string): string {
+  return sha1(`blob ${Buffer.byteLength(content)}\0${content}`);
+}
+
+function treeSha(files: Record<string, string>): string {
+  const lines = Object.keys(files)
+    .sort()
+    .map((path) => `${path}\0${blobSha(files[path] ?? '')}`);
+  return sha1(`tree\0${lines.join('\n')}`);
+}
+
+function stripHeads(ref: string): string {
+  return ref.replace(/^refs\//, '').replace(/^heads\//, '');
+}
+
+export function fullNameOf(repo: Repository): string {
+  return `${repo.owner}/${repo.name}`;
+}
+
+function repoKey(owner: string, name: string): string {
+  return `${owner}/${name}`.toLowerCase();
+}
+
+// True when `ancestor` is `sha` or reachable from it through parents.
+function isAncestor(repo: Repository, ancestor: string, sha: string): boolean {
+  const seen = new Set<string>();
+  const queue = [sha];
+  while (queue.length > 0) {
+    const current = queue.pop() as string;
+    if (current === ancestor) return true;
+    if (seen.has(current)) continue;
+    seen.add(current);
+    queue.push(...(repo.commits.get(current)?.parents ?? []));
+  }
+  return false;
+}
+
+function pullValidation(error: Record<string, unknown>): ApiError {
+  return new ApiError(422, 'Validation Failed', { errors: [{ resource: 'PullRequest', ...error }] });
+}
+
+export class GitHubState {
+  readonly policy: Policy;
+  /** Where pull requests' html_url points: the emulator's own address. */
+  private readonly url: string;
+  private readonly repos = new Map<string, Repository>();
+  private commitCount = 0;
+
+  constructor(url: string, policy: Partial<Policy> = {}) {
+    this.url = url;
+    this.policy = {
+      token: 'ghs_emulator_token',
+      allowActionsToCreatePullRequests: true,
+      contentsWrite: true,
+      pullRequestsWrite: true,
+      protectedBranches: [],
+      ...policy
+    };
+  }
+
+  setPolicy(policy: Partial<Policy>): void {
+    Object.assign(this.policy, policy);
+  }
+
+  repo(owner: string, name: string): Repository | undefined {
+    return this.repos.get(repoKey(owner, name));
+  }
+
+  createRepo(fullName: string, files: Record<string, string>, defaultBranch = 'main'): void {
+    const [owner, name] = fullName.split('/');
+    if (!owner || !name) throw new Error(`emulator: repository name must be owner/name, got ${fullName}`);
+    const repo: Repository = {
+      owner,
+      name,
+      defaultBranch,
+      branches: new Map(),
+      commits: new Map(),
+      trees: new Map(),
+      blobs: new Map(),
+      pulls: [],
+      nextNumber: 1
+    };
+    this.repos.set(repoKey(owner, name), repo);
+    const commit = this.storeCommit(repo, this.storeTree(repo, files), [], 'Initial commit', '');
+    repo.branches.set(defaultBranch, commit.sha);
+  }
+
+  /** A person's push: a commit of `files` over the branch's (a new branch starts from the default branch). */
+  commitOnBranch(fullName: string, branch: string, files: Record<string, string>, message: string): string {
+    const repo = this.mustRepo(fullName);
+    const parent = repo.branches.get(branch) ?? (repo.branches.get(repo.defaultBranch) as string);
+    const tree = this.storeTree(repo, { ...this.filesOf(repo, parent), ...files });
+    const commit = this.storeCommit(repo, tree, [parent], message, '');
+    repo.branches.set(branch, commit.sha);
+    return commit.sha;
+  }
+
+  fileAt(fullName: string, ref: string, path: string): string | undefined {
+    const repo = this.mustRepo(fullName);
+    const sha = this.resolveRef(repo, ref);
+    return sha ? this.filesOf(repo, sha)[path] : undefined;
+  }
+
+  branchHead(fullName: string, branch: string): string | undefined {
+    return this.mustRepo(fullName).branches.get(branch);
+  }
+
+  commit(fullName: string, sha: string): { sha: string; parents: string[]; message: string; files: Record<string, string> } | undefined {
+    const repo = this.mustRepo(fullName);
+    const commit = repo.commits.get(sha);
+    if (!commit) return undefined;
+    return { sha, parents: [...commit.parents], message: commit.message, files: { ...this.filesOf(repo, sha) } };
+  }
+
+  /** Copies, so a test cannot change the state by what it reads. */
+  pulls(fullName: string): EmulatedPull[] {
+    return this.mustRepo(fullName).pulls.map((pull) => ({ ...pull, labels: [...pull.labels] }));
+  }
+
+  closePull(fullName: string, number: number): void {
+    const pull = this.mustRepo(fullName).pulls.find((p) => p.number === number);
+    if (!pull) throw new Error(`emulator: no pull request #${number} in ${fullName}`);
+    pull.state = 'closed';
+  }
+
+  /** A branch name, or a commit sha the repository holds; undefined for anything else. */
+  resolveRef(repo: Repository, ref: string): string | undefined {
+    const branch = repo.branches.get(stripHeads(ref));
+    if (branch) return branch;
+    return repo.commits.has(ref) ? ref : undefined;
+  }
+
+  filesOf(repo: Repository, commitSha: string): Record<string, string> {
+    const commit = repo.commits.get(commitSha);
+    return commit ? (repo.trees.get(commit.tree) ?? {}) : {};
+  }
+
+  /** Creates `refs/heads/{branch}` at sha; returns the branch. */
+  createBranch(repo: Repository, ref: string, sha: string): string {
+    if (!ref.startsWith('refs/') || ref.split('/').length < 3) {
+      throw new ApiError(422, "Reference name must start with 'refs/' and have at least two slashes.");
+    }
+    if (!ref.startsWith('refs/heads/')) throw new ApiError(422, 'Reference update failed');
+    const branch = ref.slice('refs/heads/'.length);
+    if (repo.branches.has(branch)) throw new ApiError(422, 'Reference already exists');
+    if (!repo.commits.has(sha)) throw new ApiError(422, 'Object does not exist');
+    // A rule on the branch refuses its creation with this generic message.
+    if (this.policy.protectedBranches.includes(branch)) throw new ApiError(422, 'Reference update failed');
+    repo.branches.set(branch, sha);
+    return branch;
+  }
+
+  moveBranch(repo: Repository, branch: string, sha: string, force: boolean): void {
+    const current = repo.branches.get(branch);
+    if (current === undefined) throw new ApiError(422, 'Reference does not exist');
+    if (!repo.commits.has(sha)) throw new ApiError(422, 'Object does not exist');
+    if (this.policy.protectedBranches.includes(branch)) {
+      // What GitHub answers for a branch protected by "require a pull request".
+      const refusal = force
+        ? 'Changes must be made through a pull request. Cannot force-push to this branch'
+        : 'Changes must be made through a pull request.';
+      throw new ApiError(422, refusal);
+    }
+    if (!force && !isAncestor(repo, current, sha)) throw new ApiError(422, 'Update is not a fast forward');
+    repo.branches.set(branch, sha);
+  }
+
+  /** Stores the tree of `entries` over `baseTree` (if given); returns its sha and files. */
+  createTree(repo: Repository, baseTree: string | undefined, entries: TreeEntry[]): { sha: string; files: Record<string, string> } {
+    let files: Record<string, string> = {};
+    if (baseTree !== undefined) {
+      // Like GitHub, a commit id is accepted where a tree id is asked for.
+      const base = repo.trees.get(baseTree) ?? repo.trees.get(repo.commits.get(baseTree)?.tree ?? '');
+      if (!base) throw new ApiError(422, 'base_tree is not a valid tree oid');
+      files = { ...base };
+    }
+    for (const { path, content, sha } of entries) {
+      if (content !== undefined) {
+        files[path] = content;
+      } else if (sha === null) {
+        if (!(path in files)) throw new ApiError(422, `Path ${path} does not exist in base tree`);
+        delete files[path];
+      } else {
+        const blob = repo.blobs.get(sha ?? '');
+        if (blob === undefined) throw new ApiError(422, 'Invalid tree info');
+        files[path] = blob;
+      }
+    }
+    return { sha: this.storeTree(repo, files), files };
+  }
+
+  createCommit(repo: Repository, tree: string, parents: string[], message: string, token: string): StoredCommit {
+    if (!repo.trees.has(tree)) throw new ApiError(422, 'Tree SHA does not exist');
+    for (const parent of parents) {
+      if (!repo.commits.has(parent)) throw new ApiError(422, 'Parent SHA does not exist or is not a commit object');
+    }
+    return this.storeCommit(repo, tree, parents, message, token);
+  }
+
+  /** Pull requests in `state` ('all' for any), filtered by base and by head (`owner:branch` or a bare branch), newest first. */
+  listPulls(repo: Repository, filter: { state: string; head: string | null; base: string | null }): EmulatedPull[] {
+    const { state, head, base } = filter;
+    const matches = repo.pulls.filter((pull) => {
+      if (state !== 'all' && pull.state !== state) return false;
+      if (base && pull.base !== base) return false;
+      if (head) {
+        const [owner, ref] = head.includes(':') ? head.split(/:(.*)/) : [repo.owner, head];
+        if ((owner ?? '').toLowerCase() !== repo.owner.toLowerCase() || ref !== pull.head) return false;
+      }
+      return true;
+    });
+    return matches.sort((a, b) => b.number - a.number);
+  }
+
+  /** `head` may be `owner:branch`; `token` is the caller's, since the policy may refuse GitHub Actions. */
+  createPull(repo: Repository, input: { head: string; base: string; title?: string; body?: string }, token: string): EmulatedPull {
+    if (token.startsWith('ghs_') && !this.policy.allowActionsToCreatePullRequests) {
+      throw new ApiError(403, 'GitHub Actions is not permitted to create or approve pull requests.');
+    }
+    const head = input.head.includes(':') ? input.head.slice(input.head.indexOf(':') + 1) : input.head;
+    const { base, title } = input;
+    if (!title) throw pullValidation({ field: 'title', code: 'missing_field' });
+    const headSha = repo.branches.get(head);
+    const baseSha = repo.branches.get(base);
+    if (headSha === undefined) throw pullValidation({ field: 'head', code: 'invalid' });
+    if (baseSha === undefined) throw pullValidation({ field: 'base', code: 'invalid' });
+    if (repo.pulls.some((p) => p.state === 'open' && p.head === head && p.base === base)) {
+      throw pullValidation({ code: 'custom', message: `A pull request already exists for ${repo.owner}:${head}.` });
+    }
+    if (isAncestor(repo, headSha, baseSha)) throw pullValidation({ code: 'custom', message: `No commits between ${base} and ${head}` });
+    const number = repo.nextNumber++;
+    const pull: EmulatedPull = {
+      number,
+      head,
+      base,
+      title,
+      body: input.body ?? '',
+      state: 'open',
+      labels: [],
+      html_url: `${this.url}/${fullNameOf(repo)}/pull/${number}`
+    };
+    repo.pulls.push(pull);
+    return pull;
+  }
+
+  /** Changes the fields given; a state other than open or closed is ignored. */
+  updatePull(repo: Repository, number: string, change: { title?: string; body?: string; base?: string; state?: string }): EmulatedPull {
+    const pull = this.findPull(repo, number);
+    if (change.base !== undefined && !repo.branches.has(change.base)) throw pullValidation({ field: 'base', code: 'invalid' });
+    pull.title = change.title ?? pull.title;
+    pull.body = change.body ?? pull.body;
+    pull.base = change.base ?? pull.base;
+    if (change.state === 'open' || change.state === 'closed') pull.state = change.state;
+    return pull;
+  }
+
+  /** Adds the labels the pull request lacks; returns all its labels. */
+  addLabels(repo: Repository, number: string, names: string[]): string[] {
+    const pull = this.findPull(repo, number);
+    for (const name of names) if (!pull.labels.includes(name)) pull.labels.push(name);
+    return pull.labels;
+  }
+
+  // Another run of the action writes the pull request branch: a commit of its own (with the action's
+  // trailer) proposing the base's file unchanged, on top of the branch or new from the base. Like a
+  // run that keeps the order rule, it does not replace a proposal another run already made.
+  otherRunWrites(fullName: string, branch: string): void {
+    const repo = this.repos.get(fullName.toLowerCase());
+    if (!repo) return;
+    const base = repo.branches.get(repo.defaultBranch) as string;
+    const head = repo.branches.get(branch);
+    if (head && !repo.commits.get(head)?.message.includes('(other run)')) return;
+    const commit = this.storeCommit(repo, repo.commits.get(base)!.tree, head ? [base, head] : [base], 'Point the deployment at a new static export (other run)\n\nProposed-by: static-export-action', this.policy.token);
+    repo.branches.set(branch, commit.sha);
+  }
+
+  private findPull(repo: Repository, number: string): EmulatedPull {
+    const pull = repo.pulls.find((p) => p.number === Number(number));
+    if (!pull) throw new ApiError(404, 'Not Found');
+    return pull;
+  }
+
+  private mustRepo(fullName: string): Repository {
+    const repo = this.repos.get(fullName.toLowerCase());
+    if (!repo) throw new Error(`emulator: no repository ${fullName}`);
+    return repo;
+  }
+
+  private storeTree(repo: Repository, files: Record<string, string>): string {
+    const sha = treeSha(files);
+    repo.trees.set(sha, { ...files });
+    for (const content of Object.values(files)) repo.blobs.set(blobSha(content), content);
+    return sha;
+  }
+
+  private storeCommit(repo: Repository, tree: string, parents: string[], message: string, token: string): StoredCommit {
+    this.commitCount += 1;
+    const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    // GitHub signs API commits made with a GitHub App installation token (ghs_...).
+    const verified = token.startsWith('ghs_');
+    const author = { ...(verified ? ACTIONS_BOT : USER), date };
+    const committer = { ...(verified ? WEB_FLOW : USER), date };
+    const sha = sha1(`commit\0${tree}\0${parents.join(',')}\0${message}\0${date}\0${this.commitCount}`);
+    const commit: StoredCommit = { sha, tree, parents, message, author, committer, verified };
+    repo.commits.set(sha, commit);
+    return commit;
+  }
+}
