@@ -7,6 +7,7 @@ import type { EmulatorOptions, PlatformEmulator } from './platform.ts';
 import { sampleFeedback } from './platform-state.ts';
 import { DEPLOYMENT_FAULTS, type DeploymentFault } from './deployments.ts';
 import { type GitHubEmulator, startGitHubEmulator } from './github.ts';
+import { FAULT_KINDS, ROUTE_NAMES } from './platform-faults.ts';
 import { GITHUB_FAULT_KINDS, type GitHubFault, OPERATION_NAMES, parseGitHubFault } from './github-faults.ts';
 
 export { startPlatformEmulator };
@@ -109,7 +110,7 @@ export async function startFromArgs(args: string[]): Promise<{ emulator: Platfor
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help')) {
-    console.log(`${USAGE}\nFaults are switched at runtime: POST /_emulator/faults with {"route":"status","kind":"503"}\n(routes: start, status, bundle, agent-get, agent-create, feedback, download, deploy, deploy-status; kinds: 500, 503, 429, drop, hang, 409, truncate).\nPushes and deployment faults: POST /_emulator/deployment with {"push":{"branch":"main","sha":"<40 hex>"}} or {"fault":"failure","times":1}.\n\n` +
+    console.log(`${USAGE}\nFaults are switched at runtime: POST /_emulator/faults with {"route":"status","kind":"503"}\n(routes: ${ROUTE_NAMES.join(', ')}; kinds: ${FAULT_KINDS.join(', ')}).\nPushes and deployment faults: POST /_emulator/deployment with {"push":{"branch":"main","sha":"<40 hex>"}} or {"fault":"failure","times":1}.\n\n` +
         `--github also starts the GitHub REST emulator (prints GITHUB_API_URL), with ${DEMO_REPOSITORY} holding deploy/values.yaml.\n` +
         `--github-fault KIND@CALL[*TIMES][=VALUE] (repeatable) arms a fault at a call number (1 = the first call) or at an operation:\n` +
         Object.entries(GITHUB_FAULT_KINDS).map(([kind, what]) => `  ${kind.padEnd(10)} ${what}`).join('\n') +

@@ -30,7 +30,6 @@ export interface EmulatorOptions extends PlatformSettings {
   storageHost?: string;
 }
 
-export type { Fault, FaultKind, RouteName } from './platform-faults.ts';
 export type { FeedbackEntry, JobProfile } from './platform-state.ts';
 
 export interface RecordedRequest {
