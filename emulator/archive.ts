@@ -172,7 +172,7 @@ export function buildZip(entries: ArchiveEntry[]): Buffer {
 }
 
 // A gzip'd tar of the given files (the default site when none are given).
-export function buildSiteArchive(files: SiteFile[] = defaultSiteFiles('docs.example.com', 120)): Buffer {
+function buildSiteArchive(files: SiteFile[] = defaultSiteFiles('docs.example.com', 120)): Buffer {
   return gzipSync(buildTar(files));
 }
 

@@ -10,8 +10,6 @@ import { type GitHubEmulator, startGitHubEmulator } from './github.ts';
 import { FAULT_KINDS, ROUTE_NAMES } from './platform-faults.ts';
 import { GITHUB_FAULT_KINDS, type GitHubFault, OPERATION_NAMES, parseGitHubFault } from './github-faults.ts';
 
-export { startPlatformEmulator };
-
 const USAGE =
   'Usage: node emulator/cli.ts [--port 4010] [--queued-ms 300] [--run-ms 2000] [--page-count 120] [--fail-at 40] [--link-ttl 3600] [--api-key KEY]\n' +
   '                            [--deploy-branch main] [--deploy-ms 1500] [--deploy-fault failure|unknown-status|missing-commit]\n' +
@@ -25,7 +23,7 @@ function numberFlag(name: string, value: string | undefined): number | undefined
 }
 
 // Turns command-line flags into emulator options; throws with the usage on a bad flag.
-export function parseCliOptions(args: string[]): EmulatorOptions {
+function parseCliOptions(args: string[]): EmulatorOptions {
   const { values } = parseArgs({
     args,
     options: {
@@ -77,7 +75,7 @@ function deployFault(args: string[]): DeploymentFault | undefined {
 }
 
 /** The repository the GitHub emulator starts with, so config-path can be tried at once. */
-export const DEMO_REPOSITORY = 'acme/deploy';
+const DEMO_REPOSITORY = 'acme/deploy';
 const DEMO_VALUES = `# The docs chart's values, as a team keeps them.
 staticExport:
   enabled: false

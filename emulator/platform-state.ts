@@ -122,7 +122,7 @@ export const FEEDBACK_STATUSES: FeedbackStatus[] = ['pending', 'in_progress', 'r
 
 const clampPercent = (value: number): number => Math.min(100, Math.max(0, value));
 
-export function resolveProfile(profile: JobProfile = {}): ResolvedProfile {
+function resolveProfile(profile: JobProfile = {}): ResolvedProfile {
   return {
     queuedMs: Math.max(0, profile.queuedMs ?? 300),
     runMs: Math.max(0, profile.runMs ?? 2000),
@@ -135,7 +135,7 @@ export function resolveProfile(profile: JobProfile = {}): ResolvedProfile {
   };
 }
 
-export function planExport(profile: ResolvedProfile): ExportPlan {
+function planExport(profile: ResolvedProfile): ExportPlan {
   const msAt = (percent: number): number => (percent / 100) * profile.runMs;
   const { failAt, resetAt, stall } = profile;
   // A failure at or before the reset point ends the job before the retried render begins.

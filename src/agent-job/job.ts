@@ -19,7 +19,7 @@ export interface AgentRunResult {
   waitedMs: number;
 }
 
-export function isAgentJobFinal(job: AgentJob): boolean {
+function isAgentJobFinal(job: AgentJob): boolean {
   return AGENT_FINAL_STATUSES.includes(job.status);
 }
 
@@ -59,7 +59,7 @@ export async function runAgentJob(client: ApiClient, plan: AgentPlan, options: A
 }
 
 /** `active · the agent is working (12 s)`, `completed · pull request https://…` */
-export function agentStatusLine(job: AgentJob, elapsedMs: number): string {
+function agentStatusLine(job: AgentJob, elapsedMs: number): string {
   const seconds = `${Math.round(elapsedMs / 1000)} s`;
   switch (job.status) {
     case 'active':

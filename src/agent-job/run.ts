@@ -12,7 +12,6 @@ import { platformClient } from '../action/platform-inputs.ts';
 import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
 import { Deadline } from '../action/deadline.ts';
 
-
 /** A create answered 429 with a Retry-After longer than this fails at once and says when to retry. */
 const LONGEST_CREATE_WAIT_MS = 60_000;
 

@@ -43,7 +43,7 @@ export async function writeAgentFailureSummary(failure: { projectId: string; job
 }
 
 /** `acme/docs#101` for `https://github.com/acme/docs/pull/101`; the link itself otherwise. */
-export function pullRequestName(link: string): string {
+function pullRequestName(link: string): string {
   const match = /^https:\/\/github\.com\/([^/]+\/[^/]+)\/pull\/(\d+)/.exec(link);
   return match ? `${match[1]}#${match[2]}` : link;
 }

@@ -4,9 +4,9 @@
 import { formatBytes } from '../action/format.ts';
 
 /** 5 GiB unpacked: far above any documentation site, far below a runner's disk. */
-export const DEFAULT_MAX_BYTES = 5 * 1024 ** 3;
+const DEFAULT_MAX_BYTES = 5 * 1024 ** 3;
 /** Files, folders and links together. */
-export const DEFAULT_MAX_FILES = 200_000;
+const DEFAULT_MAX_FILES = 200_000;
 
 export interface UnpackLimits {
   /** Total bytes of the files, as unpacked. */

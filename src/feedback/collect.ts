@@ -69,16 +69,16 @@ export interface Collection {
 }
 
 /** The API's largest `limit`: the fewer rows cut off, the fewer splits. */
-export const ROWS_PER_REQUEST = 100;
+const ROWS_PER_REQUEST = 100;
 const DAY_MS = 86_400_000;
 /** Parts shorter than this are not split: the budget is better spent elsewhere. */
-export const SHORTEST_PART_MS = 60_000;
+const SHORTEST_PART_MS = 60_000;
 /** Tries of one request before its range is given up (each try is a request). */
 const MAX_ATTEMPTS = 4;
 const FIRST_BACKOFF_MS = 1000;
 
 /** A range's request gave up; `lastError` is the last answer the API gave, if it was asked at all. */
-export class RangeFailedError extends Error {
+class RangeFailedError extends Error {
   readonly lastError: ApiError | undefined;
   constructor(reason: string, lastError?: ApiError) {
     super(reason);
@@ -249,7 +249,7 @@ export function queryRange(range: DateRange): { dateFrom: string; dateTo: string
 }
 
 /** `2024-05-01 → 2024-05-16` (the end is excluded). */
-export function describe(range: DateRange): string {
+function describe(range: DateRange): string {
   return `${formatBound(range.from)} → ${formatBound(range.to)}`;
 }
 
@@ -282,6 +282,6 @@ function sumByPath(parts: Part[]): PageFeedback[] {
 }
 
 /** Where readers are unhappy first: thumbs down, then total, then path for a stable order. */
-export function sortRows<T extends PageFeedback>(rows: T[]): T[] {
+function sortRows<T extends PageFeedback>(rows: T[]): T[] {
   return [...rows].sort((a, b) => b.thumbsDown - a.thumbsDown || b.total - a.total || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -5,7 +5,7 @@ import type { DateRange } from './collect.ts';
 
 const DAY_MS = 86_400_000;
 /** Without date-from, the range covers this many days up to date-to. */
-export const DEFAULT_DAYS = 30;
+const DEFAULT_DAYS = 30;
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 

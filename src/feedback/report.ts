@@ -44,7 +44,7 @@ export function buildReport(query: ReportQuery, collection: Collection, now = Da
   };
 }
 
-export function totalsOf(rows: CollectedRow[]): FeedbackTotals {
+function totalsOf(rows: CollectedRow[]): FeedbackTotals {
   const totals: FeedbackTotals = { pages: rows.length, total: 0, thumbsUp: 0, thumbsDown: 0, code: 0 };
   for (const row of rows) {
     totals.total += row.total;

@@ -12,7 +12,6 @@ import { platformClient } from '../action/platform-inputs.ts';
 import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
 import { Deadline } from '../action/deadline.ts';
 
-
 export async function run(cancellation = new Cancellation()): Promise<void> {
   const inputs = readInputs(readFeedbackInputs);
   if (!inputs) return;

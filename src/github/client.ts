@@ -37,7 +37,7 @@ const retryDelayMs = (retryCount: number) => (retryCount + 1) ** 2 * 1000;
  * Ends a call for good: plugin-retry retries errors that carry their request, and reads its retry
  * budget from it, so this carries an empty one.
  */
-export class GitHubStop extends Error {
+class GitHubStop extends Error {
   readonly request = { request: undefined };
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -177,11 +177,11 @@ export async function readBaseFile(octokit: Octokit, repo: Repo, path: string, b
  * The trailer of every commit this action makes on a pull request branch: a commit without it was
  * made by someone else (a reviewer), and is never dropped or moved.
  */
-export const PROPOSAL_TRAILER = 'Proposed-by: static-export-action';
+const PROPOSAL_TRAILER = 'Proposed-by: static-export-action';
 // Commits made before the trailer existed start with one of these.
 const LEGACY_SUBJECTS = /^(Point the deployment at a new static export|Renew the static export link) \(/;
 
-export function isProposalCommit(message: string): boolean {
+function isProposalCommit(message: string): boolean {
   return message.split('\n').includes(PROPOSAL_TRAILER) || LEGACY_SUBJECTS.test(message);
 }
 

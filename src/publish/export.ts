@@ -110,7 +110,7 @@ class ProgressLog {
 }
 
 /** `running · 42% · 128 pages · about 35 s left` */
-export function progressLine(job: ExportJob, estimatedEnd: number | undefined, now: number): string {
+function progressLine(job: ExportJob, estimatedEnd: number | undefined, now: number): string {
   const parts = [job.status];
   if (job.status === 'queued') parts.push('waiting for the platform to start it');
   else parts.push(`${Math.round(job.progress)}%`, `${job.pageCount} ${job.pageCount === 1 ? 'page' : 'pages'}`);

@@ -245,7 +245,7 @@ function isLink(value: unknown): value is string {
 }
 
 /** A setting's value for people: links without their signature, other values as JSON. */
-export function showValue(value: unknown): string {
+function showValue(value: unknown): string {
   if (value === undefined) return '(not set)';
   if (isLink(value)) return `\`${redactLink(value)}\``;
   return `\`${JSON.stringify(value)}\``;

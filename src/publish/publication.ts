@@ -45,7 +45,7 @@ export class DeploymentFailedError extends Error {
   }
 }
 
-export class WrongBranchError extends Error {
+class WrongBranchError extends Error {
   constructor(pushed: PushedCommit, deployedRef: string) {
     super(
       `This run is for a push to ${pushed.branch}, but the platform deploys ${deployedRef}: an export now would hold ${deployedRef}'s docs, not this push. ` +
@@ -56,7 +56,7 @@ export class WrongBranchError extends Error {
 }
 
 /** The deployment answered success but named no commit, so nothing says what is published. */
-export class UnknownCommitError extends Error {
+class UnknownCommitError extends Error {
   constructor(statusId: string) {
     super(
       `The platform's deployment ${statusId} succeeded but its answer has no \`commit\` field, so the run cannot tell which docs are published. ` +

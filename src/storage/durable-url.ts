@@ -3,7 +3,7 @@
 // link it never expires, so a configuration that holds it has nothing to renew.
 import { JOB_ID_SOURCE } from '../platform/static-export.ts';
 
-export const JOB_ID_PLACEHOLDER = '<job-id>';
+const JOB_ID_PLACEHOLDER = '<job-id>';
 const SAMPLE_JOB_ID = 'se_0123456789abcdef';
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 

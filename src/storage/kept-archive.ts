@@ -16,7 +16,7 @@ export interface KeptArchive {
   bytes: number;
 }
 
-export class ArchiveError extends Error {
+class ArchiveError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ArchiveError';
@@ -77,7 +77,7 @@ export async function placeArchive(input: string, staged: string, path: string, 
 }
 
 /** `<hex>  <file name>`: what `sha256sum -c` reads, run from the archive's folder. */
-export function sha256Line(sha256: string, path: string): string {
+function sha256Line(sha256: string, path: string): string {
   return `${sha256}  ${basename(path)}\n`;
 }
 

@@ -4,6 +4,4 @@
 import type { AgentJob } from '../platform/agent.ts';
 import { StatusSchedule } from './status-schedule.ts';
 
-export { FIRST_LOOK_MS, GROWTH } from './status-schedule.ts';
-
 export class AgentSchedule extends StatusSchedule<AgentJob> {}

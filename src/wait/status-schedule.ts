@@ -6,9 +6,9 @@
 import type { PollSchedule, ScheduleLimits } from './wait.ts';
 
 /** The first gap, before the floor and ceiling apply. */
-export const FIRST_LOOK_MS = 2000;
+const FIRST_LOOK_MS = 2000;
 /** How much each unchanged answer stretches the next gap. */
-export const GROWTH = 1.5;
+const GROWTH = 1.5;
 
 export class StatusSchedule<T extends { status: string }> implements PollSchedule<T> {
   private readonly limits: ScheduleLimits;
