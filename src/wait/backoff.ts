@@ -4,7 +4,7 @@
 // end past the step's deadline: the step ends then, saying what was asked, instead of overrunning.
 // p-retry runs the loop; the waits are decided and slept here, so a fake clock sees every one.
 import pRetry from 'p-retry';
-import { type Deadline, DeadlineError } from '../action/deadline.ts';
+import type { Deadline } from '../action/deadline.ts';
 import { abortableSleep } from './sleep.ts';
 
 export interface Backoff {
@@ -73,11 +73,9 @@ export async function retryTransient<T>(tryOnce: (attempt: number) => Promise<T>
       const backoff = backoffMs(options, attemptNumber);
       const serverAsked = asked !== undefined && asked > backoff;
       const retry: Retry = { error, attempt: attemptNumber, retriesLeft, waitMs: serverAsked ? asked : backoff, serverAsked };
-      if (deadline && !deadline.fits(retry.waitMs)) {
-        const said = error.message.replace(/\.$/, '');
-        const what = serverAsked ? `${said}; ${options.server ?? 'the server'} asked to wait before retrying` : `${said}; the next try would wait`;
-        throw options.pastDeadline?.(retry) ?? new DeadlineError(what, retry.waitMs, deadline);
-      }
+      if (deadline && options.pastDeadline && !deadline.fits(retry.waitMs)) throw options.pastDeadline(retry);
+      const said = error.message.replace(/\.$/, '');
+      deadline?.ensureFits(retry.waitMs, serverAsked ? `${said}; ${options.server ?? 'the server'} asked to wait before retrying` : `${said}; the next try would wait`);
       options.onRetry?.(retry);
       await sleep(retry.waitMs);
     }
