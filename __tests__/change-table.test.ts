@@ -51,7 +51,7 @@ describe('changeRow', () => {
 
 describe('pullRequestBody', () => {
   it('names the docs commit the export holds, when the step waited for it to be published', () => {
-    const target = { repo: { owner: 'acme', repo: 'deploy' }, path: 'deploy/values.yaml', key: 'staticExport', prBranch: 'static-export/docs.example.com', labels: [], dryRun: false };
+    const target = { repo: { owner: 'acme', repo: 'deploy' }, path: 'deploy/values.yaml', key: 'staticExport', prBranch: 'static-export/deploy-values.yaml', labels: [], dryRun: false };
     const job = { jobId: 'se_1', status: 'completed', progress: 100, pageCount: 3, createdAt: '2026-11-24T00:00:00Z', updatedAt: '2026-11-24T00:00:00Z' };
     const bundle = { jobId: 'se_1', bundleUrl: 'https://s3.example.com/se_1/bundle.tar.gz?X-Amz-Signature=abc', sizeBytes: 10, expiresAt: '2026-11-25T00:00:00Z' };
     const sha = 'a'.repeat(40);

@@ -50,7 +50,7 @@ describe('the configuration pull request', () => {
     expect(one.code).toBe(0);
     expect(one.outputs).toMatchObject({ 'config-changed': 'true', 'pull-request-operation': 'created', 'pull-request-number': expect.stringMatching(/^\d+$/) });
     const [pull] = github.pulls(REPO);
-    expect(pull).toMatchObject({ head: 'static-export/docs.example.com', base: 'main', state: 'open', labels: ['docs', 'deploy'] });
+    expect(pull).toMatchObject({ head: 'static-export/deploy-values.yaml', base: 'main', state: 'open', labels: ['docs', 'deploy'] });
     expect(one.outputs['pull-request-url']).toBe(pull.html_url);
     // Only the link differs, byte for byte; every comment, anchor and blank line is kept.
     const expected = fixture('values.yaml').replace(OLD_LINK, `"${one.outputs['bundle-url']}"`);
@@ -77,8 +77,8 @@ describe('the configuration pull request', () => {
     expect(two.outputs).toMatchObject({ 'pull-request-operation': 'updated', 'pull-request-number': one.outputs['pull-request-number'] });
     expect(github.pulls(REPO)).toHaveLength(1);
     expect(github.fileAt(REPO, pull.head, 'deploy/values.yaml')).toBe(fixture('values.yaml').replace(OLD_LINK, `"${two.outputs['bundle-url']}"`));
-    // The branch moved forward: the base first, the proposal it replaces second.
-    expect(github.commit(REPO, github.branchHead(REPO, pull.head)!)!.parents).toEqual([github.branchHead(REPO, 'main'), firstHead]);
+    // The branch moved forward by one single-parent commit, so any merge method gives the same file.
+    expect(github.commit(REPO, github.branchHead(REPO, pull.head)!)!.parents).toEqual([firstHead]);
 
     github.requests.length = 0;
     const three = await run({ 'job-id': second, domain: 'docs.example.com' });
@@ -108,7 +108,7 @@ describe('the configuration pull request', () => {
     const result = await run({ 'job-id': job, domain: 'docs.example.com', 'config-path': 'deploy/values.json' });
     expect(result.code).toBe(0);
     const before = fixture('values-4-spaces.json');
-    const after = github.fileAt(REPO, 'static-export/docs.example.com', 'deploy/values.json')!;
+    const after = github.fileAt(REPO, 'static-export/deploy-values.json', 'deploy/values.json')!;
     const oldLink = (JSON.parse(before) as { staticExport: { bundleUrl: string } }).staticExport.bundleUrl;
     expect(after).toBe(before.replace(JSON.stringify(oldLink), JSON.stringify(result.outputs['bundle-url'])));
   });
@@ -125,7 +125,7 @@ describe('the configuration pull request', () => {
     github.commitOnBranch(REPO, 'main', { 'deploy/umbrella.yaml': 'global:\n  domain: docs.example.com # shared\n' }, 'Add umbrella values');
     const nested = await run({ 'job-id': job, domain: 'docs.example.com', 'config-path': 'deploy/umbrella.yaml', 'config-key': 'mintlify.staticExport', version: '2024-06-01' });
     expect(nested.code).toBe(0);
-    expect(github.fileAt(REPO, 'static-export/docs.example.com', 'deploy/umbrella.yaml')).toBe(
+    expect(github.fileAt(REPO, 'static-export/deploy-umbrella.yaml-mintlify.staticExport', 'deploy/umbrella.yaml')).toBe(
       `global:\n  domain: docs.example.com # shared\n\nmintlify:\n  staticExport:\n    enabled: true\n    bundleUrl: "${nested.outputs['bundle-url']}"\n    version: "2024-06-01"\n`
     );
   });
@@ -167,7 +167,7 @@ describe('nothing is written when it should not be', () => {
     const job = platform.seedExportJob({ domain: 'docs.example.com' });
     const result = await run({ 'job-id': job, domain: 'docs.example.com', 'config-path': 'deploy/values.json', version: '2024-06-01' });
     expect(result.code).toBe(0);
-    expect(github.fileAt(REPO, 'static-export/docs.example.com', 'deploy/values.json')).toBe(
+    expect(github.fileAt(REPO, 'static-export/deploy-values.json', 'deploy/values.json')).toBe(
       `{"staticExport": {"enabled": true, "bundleUrl": "${result.outputs['bundle-url']}", "version": "2024-06-01"}}\n`
     );
   });
@@ -208,7 +208,7 @@ describe('GitHub errors a person can act on', () => {
   });
 
   it('a protected pull request branch', async () => {
-    github.setPolicy({ protectedBranches: ['static-export/docs.example.com'] });
+    github.setPolicy({ protectedBranches: ['static-export/deploy-values.yaml'] });
     const result = await run({ 'job-id': platform.seedExportJob({ domain: 'docs.example.com' }), domain: 'docs.example.com' });
     expect(result.code).toBe(1);
     expect(result.log).toMatch(/::error::.*protected.*pr-branch/);

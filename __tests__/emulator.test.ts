@@ -441,7 +441,7 @@ describe('npm run emulator -- --github', () => {
     expect(parseGitHubFault(spec)).toEqual(fault);
   });
 
-  it.each(['nope@1', '502@pulls.merge', '502', 'lost@'])('refuses --github-fault %s, saying what it takes', (spec) => {
+  it.each(['nope@1', '502@pulls.rebase', '502', 'lost@'])('refuses --github-fault %s, saying what it takes', (spec) => {
     expect(() => parseGitHubFault(spec)).toThrow(/--github-fault/);
   });
 });

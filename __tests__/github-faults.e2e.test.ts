@@ -13,7 +13,7 @@ import { parse } from 'yaml';
 const BUNDLE = 'dist/index.js';
 const REPO = 'acme/deploy';
 const TOKEN = 'ghs_emulator_token';
-const BRANCH = 'static-export/docs.example.com';
+const BRANCH = 'static-export/deploy-values.yaml';
 const VALUES = readFileSync('__tests__/fixtures/config/values.yaml', 'utf8');
 /** The calls of a run that opens a new pull request with a label, in order. */
 const NEW_PR_CALLS = 12;
@@ -238,20 +238,21 @@ describe('order and people: never older content, never a dropped commit', () => 
     }
   });
 
-  it("a reviewer's commit on the branch is kept: the run stops and says what to do", async () => {
+  it("a reviewer's commit on the branch is kept: its lines stay, the new link goes on top", async () => {
     const s = await scenario();
     try {
       const first = await s.run({ 'job-id': platform.seedExportJob({ domain: 'docs.example.com' }) });
       const number = first.outputs['pull-request-number'];
       const reviewed = s.github.commitOnBranch(REPO, BRANCH, { 'deploy/values.yaml': `${s.github.fileAt(REPO, BRANCH, 'deploy/values.yaml')}# reviewed\n` }, 'Tune the replica count');
       const next = await s.run({ 'job-id': platform.seedExportJob({ domain: 'docs.example.com' }) });
-      expect(next.code).toBe(1);
-      expect(next.log).toContain(
-        `::error::Branch ${BRANCH} in acme/deploy holds commit ${reviewed.slice(0, 7)} ("Tune the replica count") that this action did not make (pull request #${number})`
-      );
-      expect(next.log).toContain(`merge or close pull request #${number}, delete branch ${BRANCH}, then run again`);
-      expect(s.github.branchHead(REPO, BRANCH)).toBe(reviewed);
-      expectSound(s.github, next, { reviewed: true });
+      expect(next.code).toBe(0);
+      expect(next.outputs['pull-request-number']).toBe(number);
+      const text = s.github.fileAt(REPO, BRANCH, 'deploy/values.yaml')!;
+      expect(text).toContain('# reviewed\n');
+      expect(linkIn(text)).toBe(next.outputs['bundle-url']);
+      // The reviewer's commit stays in the branch's history, under this run's.
+      expect(s.github.commit(REPO, s.github.branchHead(REPO, BRANCH)!)!.parents).toEqual([reviewed]);
+      expectOnePullRequest(s.github, next, { reviewed: true });
     } finally {
       await s.close();
     }

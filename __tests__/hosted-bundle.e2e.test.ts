@@ -186,21 +186,23 @@ describe('bundle-url-template with a plain static file server', () => {
     expect(renewal.code).toBe(0);
     expect(renewal.outputs.skipped).toBe('true');
     expect(renewal.outputs['expires-at']).toBe('never');
-    expect(renewal.outputs['skip-reason']).toContain('a URL your team hosts, which does not expire: nothing to renew.');
+    expect(renewal.outputs['skip-reason']).toContain('a URL without an expiry of its own: it is never renewed, so this run changes nothing.');
     expect(platform.requests).toEqual([]);
     expect(files.requests).toEqual([]);
     expect(writes()).toEqual([]);
   });
 
-  it('reads the job from a hosted URL with job-id: auto, even inside a file name', async () => {
+  it('job-id: auto on a file that holds a hosted URL changes nothing: a URL without an expiry is never renewed', async () => {
     const { jobId, archive } = await exportAndHost();
     files.files.set(`/flat/${jobId}.tar.gz`, archive);
     const template = `${files.url}/flat/<job-id>.tar.gz`;
     github.createRepo(REPO, { 'deploy/values.yaml': `staticExport:\n  enabled: true\n  bundleUrl: "${files.url}/flat/${jobId}.tar.gz"\n` });
+    github.requests.length = 0;
     const run = await proposeHosted(template, 'auto');
     expect(run.code).toBe(0);
-    expect(run.outputs['job-id']).toBe(jobId);
-    expect(run.outputs['config-changed']).toBe('false');
+    expect(run.outputs).toMatchObject({ skipped: 'true', 'expires-at': 'never', 'config-changed': 'false' });
+    expect(files.requests).toEqual([]);
+    expect(writes()).toEqual([]);
   });
 
   it.each([

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { getOctokit } from '@actions/github';
 import { startGitHubEmulator } from '../emulator/github.ts';
 import type { GitHubEmulator } from '../emulator/github.ts';
-import { proposeChange, PullRequestError, readBaseFile } from '../src/github/pull-request.ts';
+import { proposeChange, PullRequestError, readBaseFile, readOpenProposal } from '../src/github/pull-request.ts';
 import type { Octokit, ProposedChange, Repo } from '../src/github/pull-request.ts';
 
 const TOKEN = 'ghs_emulator_token';
@@ -18,19 +18,40 @@ function writes(): { method: string; path: string; status: number }[] {
   return emulator.requests.filter((r) => r.method !== 'GET');
 }
 
+/** As a run does: read the base and the open pull request, then write. */
 async function propose(text: string, overrides: Partial<ProposedChange> = {}) {
-  const base = await readBaseFile(octokit, repo, PATH);
-  return proposeChange(octokit, repo, {
+  const result = await proposeRaw(text, overrides);
+  if (result === 'raced') throw new Error('the branch moved while the test wrote to it');
+  return result;
+}
+
+async function proposeRaw(text: string, overrides: Partial<ProposedChange> = {}, client: Octokit = octokit) {
+  const base = await readBaseFile(client, repo, PATH);
+  const proposal = await readOpenProposal(client, repo, overrides.branch ?? BRANCH, base, PATH);
+  return proposeChange(client, repo, {
     path: PATH,
     text,
     base,
     branch: BRANCH,
+    proposal,
     commitMessage: 'chore: update site link',
     title: 'Update site link',
     body: 'The deployment moved.',
     labels: [],
     ...overrides
   });
+}
+
+/** Every commit the branch holds beyond the base has one parent: merge, squash and rebase give the same file. */
+function linearOnBase(branch: string): boolean {
+  const base = emulator.branchHead(FULL_NAME, 'main');
+  let sha = emulator.branchHead(FULL_NAME, branch);
+  while (sha !== base) {
+    const commit = emulator.commit(FULL_NAME, sha!);
+    if (!commit || commit.parents.length !== 1) return false;
+    sha = commit.parents[0];
+  }
+  return true;
 }
 
 async function failure(run: () => Promise<unknown>): Promise<PullRequestError> {
@@ -122,7 +143,7 @@ describe('proposeChange', () => {
     expect(emulator.fileAt(FULL_NAME, 'main', PATH)).toBe('{"url":"old"}\n');
   });
 
-  it('updates the same PR with new text, moving the branch forward: base first, the replaced proposal second', async () => {
+  it('updates the same PR with new text, one more single-parent commit on the branch', async () => {
     const first = await propose('{"url":"v1"}\n');
     const firstHead = emulator.branchHead(FULL_NAME, BRANCH);
 
@@ -133,8 +154,9 @@ describe('proposeChange', () => {
 
     const head = emulator.branchHead(FULL_NAME, BRANCH) as string;
     expect(head).not.toBe(firstHead);
-    expect(emulator.commit(FULL_NAME, head)?.parents).toEqual([emulator.branchHead(FULL_NAME, 'main'), firstHead]);
+    expect(emulator.commit(FULL_NAME, head)?.parents).toEqual([firstHead]);
     expect(emulator.fileAt(FULL_NAME, BRANCH, PATH)).toBe('{"url":"v2"}\n');
+    expect(linearOnBase(BRANCH)).toBe(true);
   });
 
   it('writes nothing when the branch and PR already hold the change', async () => {
@@ -146,8 +168,8 @@ describe('proposeChange', () => {
     expect(again).toEqual({ operation: 'none', number: first.number, url: first.url });
     expect(writes()).toEqual([]);
     expect(emulator.branchHead(FULL_NAME, BRANCH)).toBe(head);
-    // readBaseFile: repo, ref, contents; proposeChange: ref, commit, contents, pulls.
-    expect(emulator.requests).toHaveLength(7);
+    // readBaseFile: repo, ref, contents; readOpenProposal: pulls, compare, contents; proposeChange: nothing.
+    expect(emulator.requests).toHaveLength(6);
   });
 
   it('patches the PR when only the title or body changed', async () => {
@@ -161,22 +183,61 @@ describe('proposeChange', () => {
     expect(emulator.pulls(FULL_NAME)[0]?.body).toBe('New wording.');
   });
 
-  it('builds on the moved base after the base moves, keeping the branch moving forward', async () => {
+  it('rebuilds the branch as one commit on the moved base after the base moves', async () => {
     await propose('{"url":"new"}\n');
-    const previous = emulator.branchHead(FULL_NAME, BRANCH);
     const moved = emulator.commitOnBranch(FULL_NAME, 'main', { 'CHANGELOG.md': 'merged elsewhere\n' }, 'Merge #9');
 
     const result = await propose('{"url":"new"}\n');
     expect(result.operation).toBe('updated');
     const head = emulator.branchHead(FULL_NAME, BRANCH) as string;
     const commit = emulator.commit(FULL_NAME, head);
-    expect(commit?.parents).toEqual([moved, previous]);
+    expect(commit?.parents).toEqual([moved]);
     expect(commit?.files).toEqual({
       [PATH]: '{"url":"new"}\n',
       'README.md': '# docs\n',
       'CHANGELOG.md': 'merged elsewhere\n'
     });
     expect(emulator.pulls(FULL_NAME)).toHaveLength(1);
+  });
+
+  it("keeps a reviewer's commit: the next commit goes on top of it", async () => {
+    await propose('{"url":"v1"}\n');
+    const reviewed = emulator.commitOnBranch(FULL_NAME, BRANCH, { 'NOTES.md': 'reviewed\n' }, 'Add review notes');
+
+    await propose('{"url":"v2"}\n');
+    const head = emulator.branchHead(FULL_NAME, BRANCH) as string;
+    expect(emulator.commit(FULL_NAME, head)?.parents).toEqual([reviewed]);
+    expect(emulator.fileAt(FULL_NAME, BRANCH, 'NOTES.md')).toBe('reviewed\n');
+    expect(linearOnBase(BRANCH)).toBe(true);
+  });
+
+  it('after "Update branch", rebuilds one single-parent commit that keeps the branch\'s other files', async () => {
+    const first = await propose('{"url":"v1"}\n');
+    emulator.commitOnBranch(FULL_NAME, BRANCH, { 'NOTES.md': 'reviewed\n' }, 'Add review notes');
+    emulator.commitOnBranch(FULL_NAME, 'main', { 'CHANGELOG.md': 'merged elsewhere\n' }, 'Merge #9');
+    emulator.updateBranch(FULL_NAME, first.number);
+    expect(linearOnBase(BRANCH)).toBe(false);
+
+    await propose('{"url":"v2"}\n');
+    expect(linearOnBase(BRANCH)).toBe(true);
+    const head = emulator.commit(FULL_NAME, emulator.branchHead(FULL_NAME, BRANCH)!)!;
+    expect(head.parents).toEqual([emulator.branchHead(FULL_NAME, 'main')]);
+    expect(head.files).toEqual({ [PATH]: '{"url":"v2"}\n', 'README.md': '# docs\n', 'CHANGELOG.md': 'merged elsewhere\n', 'NOTES.md': 'reviewed\n' });
+    // A rebase merge, which GitHub refuses over a merge commit, now goes through with the same files.
+    emulator.mergePull(FULL_NAME, first.number, 'rebase');
+    expect(emulator.commit(FULL_NAME, emulator.branchHead(FULL_NAME, 'main')!)!.files).toEqual(head.files);
+  });
+
+  it('never overwrites a move it did not read: a branch moved after the read is "raced"', async () => {
+    await propose('{"url":"v1"}\n');
+    emulator.commitOnBranch(FULL_NAME, 'main', { 'CHANGELOG.md': 'x\n' }, 'Merge #9');
+    const base = await readBaseFile(octokit, repo, PATH);
+    const proposal = await readOpenProposal(octokit, repo, BRANCH, base, PATH);
+    const theirs = emulator.commitOnBranch(FULL_NAME, BRANCH, { 'NOTES.md': 'late\n' }, 'A late reviewer');
+
+    const result = await proposeChange(octokit, repo, { path: PATH, text: '{"url":"v2"}\n', base, branch: BRANCH, proposal, commitMessage: 'm', title: 't', body: 'b', labels: [] });
+    expect(result).toBe('raced');
+    expect(emulator.branchHead(FULL_NAME, BRANCH)).toBe(theirs);
   });
 
   it('applies labels to a new PR', async () => {
@@ -203,17 +264,8 @@ describe('proposeChange', () => {
   it('makes an unverified commit with a personal token', async () => {
     emulator.setPolicy({ token: 'ghp_personal' });
     const personal = getOctokit('ghp_personal', { baseUrl: emulator.url });
-    const base = await readBaseFile(personal, repo, PATH);
-    const result = await proposeChange(personal, repo, {
-      path: PATH,
-      text: 'x',
-      base,
-      branch: BRANCH,
-      commitMessage: 'm',
-      title: 't',
-      body: '',
-      labels: []
-    });
+    const result = await proposeRaw('x', { commitMessage: 'm', title: 't', body: '' }, personal);
+    if (result === 'raced') throw new Error('raced');
     const { data } = await personal.rest.git.getCommit({ ...repo, commit_sha: result.commitSha as string });
     expect(data.verification?.verified).toBe(false);
   });

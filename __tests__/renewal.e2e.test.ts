@@ -65,12 +65,18 @@ describe('renewal on a schedule', () => {
     expect(run.summary).toContain('link still valid, nothing to do');
   });
 
-  it('renews a link near expiry without a new export: one status call, one bundle call', async () => {
+  it('renews a link near expiry without a new export (one status call, one bundle call), and fails the step: production expires within the hour', async () => {
     const jobId = platform.seedExportJob({ domain: 'docs.example.com' });
-    const oldLink = link(jobId, Date.now() - 23 * HOUR, 24 * 3600);
+    const signedAt = Date.now() - 23 * HOUR;
+    const oldLink = link(jobId, signedAt, 24 * 3600);
     github.createRepo(REPO, { 'deploy/values.yaml': values(oldLink) });
     const run = await renew();
-    expect(run.code).toBe(0);
+    // The work is done (the pull request is open), and the step fails so that the team is told.
+    expect(run.code).toBe(1);
+    expect(run.log).toMatch(/::error::Production's link in deploy\/values\.yaml on main expires at .* in 59m|::error::Production's link in deploy\/values\.yaml on main expires at .* in 1h/);
+    expect(run.log).toContain('Merge pull request #1 (');
+    expect(run.summary.indexOf('Production is about to lose its site')).toBeLessThan(run.summary.indexOf('<h2>'));
+    expect(run.outputs['deployed-expires-at']).toBe(new Date(Math.floor(signedAt / 1000) * 1000 + 24 * HOUR).toISOString());
     expect(run.outputs.skipped).toBe('false');
     expect(run.log).toContain(`The current link comes from export job ${jobId}: generating a fresh link for it.`);
     expect([calls('start'), calls('status'), calls('bundle')]).toEqual([0, 1, 1]);
@@ -79,7 +85,8 @@ describe('renewal on a schedule', () => {
     expect(github.fileAt(REPO, pull.head, 'deploy/values.yaml')).toBe(values(run.outputs['bundle-url']));
     expect(pull.title).toBe('Static export: renew the bundle link for docs.example.com');
     expect(pull.body).toContain('Renews the static export link of **docs.example.com**: the same export, a fresh link.');
-    expect(pull.body).toMatch(/\| Old link expires \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
+    expect(pull.body).toMatch(/\| Production's link expires \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
+    expect(pull.body).toMatch(/\*\*Merge and roll out before \d{4}-\d\d-\d\d \d\d:\d\d UTC\*\*/);
     expect(pull.body).toMatch(/\| New link expires \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
     expect(pull.body).not.toContain('staticExport.enabled');
     // The reviewer and the log both tell the old link from the new one, without their signatures.
@@ -94,7 +101,7 @@ describe('renewal on a schedule', () => {
   it('falls back to a new export when the link\'s job is gone, and says so', async () => {
     github.createRepo(REPO, { 'deploy/values.yaml': values(link('se_0000000000000000', Date.now() - 23 * HOUR, 24 * 3600)) });
     const run = await renew();
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(1); // production's link expires within the hour: the guard fails the step once the work is done
     expect(run.log).toContain('Export job se_0000000000000000 is gone (404): starting a new export of docs.example.com instead.');
     expect(calls('start')).toBe(1);
     expect(run.outputs['job-id']).not.toBe('se_0000000000000000');

@@ -12,6 +12,7 @@ import { archiveStagingPath, checkKeepArchivePath, placeArchive, readArchive } f
 import { checkLinkMargin } from '../src/storage/link-margin.ts';
 import { checkAsPod, PodCheckError } from '../src/storage/pod-check.ts';
 import { checkValidity } from '../src/publish/renewal.ts';
+import { linkKind } from '../src/publish/reconcile.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
 
 const SEED = Number(process.env.TEST_SEED ?? Date.now() % 100_000);
@@ -70,11 +71,11 @@ describe('durable URLs from a template', () => {
     else expect(templateProblem(template)).toContain(problem);
   });
 
-  it('makes a hosted URL in the values file never due, and leaves other links to their expiry', () => {
-    const template = 'https://bundles.example.com/<job-id>/bundle.tar.gz';
-    const hosted = checkValidity('https://bundles.example.com/se_abc123/bundle.tar.gz', 72 * 3_600_000, Date.now(), template);
-    expect(hosted).toMatchObject({ due: false, hosted: true });
-    expect(checkValidity('https://other.example.com/se_abc123/bundle.tar.gz', 3_600_000, Date.now(), template).due).toBe(true);
+  it('reads a link\'s kind from the link alone: no signature and no expiry is hosted, a signature without one is renewed', () => {
+    expect(linkKind('https://bundles.example.com/se_abc123/bundle.tar.gz')).toEqual({ kind: 'hosted' });
+    expect(linkKind('https://b.example.com/se_abc123/bundle.tar.gz?sig=abcdefghijkl')).toEqual({ kind: 'signed' });
+    expect(linkKind('https://acct.blob.core.windows.net/c/se_abc123/bundle.tar.gz?sv=2024-01-01&se=2026-12-01T00:00:00Z&sig=abcdefghijkl')).toEqual({ kind: 'expires', at: new Date('2026-12-01T00:00:00Z') });
+    expect(checkValidity('https://b.example.com/se_abc123/bundle.tar.gz?sig=abcdefghijkl', 3_600_000, Date.now()).due).toBe(true);
   });
 });
 

@@ -26,7 +26,7 @@ export interface GitHubFault {
   times?: number;
   /** Seconds (rate limits) or milliseconds (slow). */
   value?: number;
-  /** For `writer`: the branch the other run writes. Default static-export/docs.example.com. */
+  /** For `writer`: the branch the other run writes. Default static-export/deploy-values.yaml. */
   branch?: string;
 }
 
@@ -43,7 +43,11 @@ const OPERATIONS: [string, RegExp, string][] = [
   ['GET', /^\/pulls$/, 'pulls.list'],
   ['POST', /^\/pulls$/, 'pulls.create'],
   ['PATCH', /^\/pulls\/\d+$/, 'pulls.update'],
-  ['POST', /^\/issues\/\d+\/labels$/, 'issues.addLabels']
+  ['POST', /^\/issues\/\d+\/labels$/, 'issues.addLabels'],
+  ['GET', /^\/compare\//, 'repos.compareCommits'],
+  ['PUT', /^\/pulls\/\d+\/merge$/, 'pulls.merge'],
+  ['PUT', /^\/pulls\/\d+\/update-branch$/, 'pulls.updateBranch'],
+  ['POST', /^\/graphql$/, 'graphql']
 ];
 export const OPERATION_NAMES = OPERATIONS.map(([, , name]) => name);
 

@@ -2,6 +2,7 @@
 // pull requests, the policy (token, permissions, protected branches), and the ApiError a refused
 // change raises. No HTTP here: github.ts parses requests, calls in here and writes the answers.
 import { createHash } from 'node:crypto';
+import { diff3Merge } from 'node-diff3';
 
 export interface Policy {
   token: string;
@@ -9,7 +10,11 @@ export interface Policy {
   contentsWrite: boolean;
   pullRequestsWrite: boolean;
   protectedBranches: string[];
+  /** The merge methods the repository allows (Settings → General → Pull Requests). */
+  mergeMethods: MergeMethod[];
 }
+
+export type MergeMethod = 'merge' | 'squash' | 'rebase';
 
 export interface EmulatedPull {
   number: number;
@@ -18,6 +23,7 @@ export interface EmulatedPull {
   title: string;
   body: string;
   state: 'open' | 'closed';
+  merged: boolean;
   labels: string[];
   html_url: string;
 }
@@ -117,6 +123,82 @@ function isAncestor(repo: Repository, ancestor: string, sha: string): boolean {
   return false;
 }
 
+/** The nearest common ancestor of two commits, as `git merge-base` finds it. */
+function mergeBase(repo: Repository, a: string, b: string): string | undefined {
+  const ofA = new Set<string>();
+  const stack = [a];
+  while (stack.length > 0) {
+    const sha = stack.pop() as string;
+    if (ofA.has(sha)) continue;
+    ofA.add(sha);
+    stack.push(...(repo.commits.get(sha)?.parents ?? []));
+  }
+  // Breadth first from b: the first ancestor of a met is the nearest.
+  const queue = [b];
+  const seen = new Set<string>();
+  while (queue.length > 0) {
+    const sha = queue.shift() as string;
+    if (ofA.has(sha)) return sha;
+    if (seen.has(sha)) continue;
+    seen.add(sha);
+    queue.push(...(repo.commits.get(sha)?.parents ?? []));
+  }
+  return undefined;
+}
+
+/** Commits reachable from `head` but not from `base`, oldest first (parents before children). */
+function commitsBetween(repo: Repository, base: string, head: string): StoredCommit[] {
+  const onBase = new Set<string>();
+  const stack = [base];
+  while (stack.length > 0) {
+    const sha = stack.pop() as string;
+    if (onBase.has(sha)) continue;
+    onBase.add(sha);
+    stack.push(...(repo.commits.get(sha)?.parents ?? []));
+  }
+  const found: StoredCommit[] = [];
+  const seen = new Set<string>();
+  const visit = (sha: string): void => {
+    if (onBase.has(sha) || seen.has(sha)) return;
+    seen.add(sha);
+    const commit = repo.commits.get(sha);
+    if (!commit) return;
+    for (const parent of commit.parents) visit(parent);
+    found.push(commit);
+  };
+  visit(head);
+  return found;
+}
+
+const LINES = /(?<=\n)/;
+
+/** One file merged line by line as git merges it; `conflict` when both sides changed the same lines. */
+export function mergeFile(ours: string | undefined, base: string | undefined, theirs: string | undefined): { text: string | undefined } | 'conflict' {
+  if (ours === theirs) return { text: ours };
+  if (ours === base) return { text: theirs };
+  if (theirs === base) return { text: ours };
+  if (ours === undefined || theirs === undefined) return 'conflict';
+  const regions = diff3Merge(ours.split(LINES), (base ?? '').split(LINES), theirs.split(LINES), { excludeFalseConflicts: true });
+  if (regions.some((region) => region.conflict)) return 'conflict';
+  return { text: regions.flatMap((region) => region.ok ?? []).join('') };
+}
+
+/** Two trees merged over their common base, path by path; undefined on a conflict. */
+function mergeTrees(ours: Record<string, string>, base: Record<string, string>, theirs: Record<string, string>): Record<string, string> | undefined {
+  const merged: Record<string, string> = {};
+  for (const path of new Set([...Object.keys(ours), ...Object.keys(base), ...Object.keys(theirs)])) {
+    const result = mergeFile(ours[path], base[path], theirs[path]);
+    if (result === 'conflict') return undefined;
+    if (result.text !== undefined) merged[path] = result.text;
+  }
+  return merged;
+}
+
+function sameFiles(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+}
+
 function pullValidation(error: Record<string, unknown>): ApiError {
   return new ApiError(422, 'Validation Failed', { errors: [{ resource: 'PullRequest', ...error }] });
 }
@@ -136,6 +218,7 @@ export class GitHubState {
       contentsWrite: true,
       pullRequestsWrite: true,
       protectedBranches: [],
+      mergeMethods: ['merge', 'squash', 'rebase'],
       ...policy
     };
   }
@@ -318,6 +401,7 @@ export class GitHubState {
       title,
       body: input.body ?? '',
       state: 'open',
+      merged: false,
       labels: [],
       html_url: `${this.url}/${fullNameOf(repo)}/pull/${number}`
     };
@@ -343,6 +427,113 @@ export class GitHubState {
     return pull.labels;
   }
 
+  /** `GET /compare/{base}...{head}`: how head stands to base, its own commits and the files it changed since their merge base. */
+  compare(repo: Repository, baseRef: string, headRef: string) {
+    const base = this.resolveRef(repo, baseRef);
+    const head = this.resolveRef(repo, headRef);
+    if (!base || !head) throw new ApiError(404, 'Not Found');
+    const common = mergeBase(repo, base, head);
+    if (!common) throw new ApiError(404, `No common ancestor between ${baseRef} and ${headRef}.`);
+    const ahead = commitsBetween(repo, base, head);
+    const behind = commitsBetween(repo, head, base);
+    const before = this.filesOf(repo, common);
+    const after = this.filesOf(repo, head);
+    const files = [...new Set([...Object.keys(before), ...Object.keys(after)])]
+      .filter((path) => before[path] !== after[path])
+      .sort()
+      .map((path) => ({ filename: path, status: before[path] === undefined ? 'added' : after[path] === undefined ? 'removed' : 'modified' }));
+    const status = ahead.length === 0 && behind.length === 0 ? 'identical' : behind.length === 0 ? 'ahead' : ahead.length === 0 ? 'behind' : 'diverged';
+    return { status, mergeBase: repo.commits.get(common) as StoredCommit, ahead, behindBy: behind.length, files };
+  }
+
+  /**
+   * Merges a pull request by one of the three methods, as GitHub does: a merge commit (parents: the
+   * base, then the head), one squashed commit, or the pull request's commits replayed one by one on
+   * the base with its merge commits dropped. A rebase that would give another tree than a merge is
+   * refused, as GitHub refuses it.
+   */
+  mergePull(repo: Repository, number: string, method: MergeMethod, token = ''): { sha: string } {
+    const pull = this.findPull(repo, number);
+    if (pull.state !== 'open') throw new ApiError(405, 'Pull Request is not mergeable');
+    if (!this.policy.mergeMethods.includes(method)) throw new ApiError(405, `${method[0]!.toUpperCase()}${method.slice(1)} merges are not allowed on this repository.`);
+    const baseSha = repo.branches.get(pull.base) as string;
+    const headSha = repo.branches.get(pull.head);
+    if (!headSha) throw new ApiError(405, 'Pull Request is not mergeable');
+    const common = mergeBase(repo, baseSha, headSha) as string;
+    const merged = mergeTrees(this.filesOf(repo, baseSha), this.filesOf(repo, common), this.filesOf(repo, headSha));
+    if (!merged) throw new ApiError(405, 'Pull Request is not mergeable');
+    const title = `${pull.title} (#${pull.number})`;
+    let sha: string;
+    if (method === 'merge') {
+      sha = this.storeCommit(repo, this.storeTree(repo, merged), [baseSha, headSha], `Merge pull request #${pull.number} from ${repo.owner}/${pull.head}\n\n${pull.title}`, token).sha;
+    } else if (method === 'squash') {
+      sha = this.storeCommit(repo, this.storeTree(repo, merged), [baseSha], title, token).sha;
+    } else {
+      sha = baseSha;
+      for (const commit of commitsBetween(repo, baseSha, headSha)) {
+        if (commit.parents.length !== 1) continue; // merge commits are dropped
+        const replayed = mergeTrees(this.filesOf(repo, sha), this.filesOf(repo, commit.parents[0] as string), this.filesOf(repo, commit.sha));
+        if (!replayed) throw new ApiError(405, "This branch can't be rebased");
+        sha = this.storeCommit(repo, this.storeTree(repo, replayed), [sha], commit.message, token).sha;
+      }
+      if (!sameFiles(this.filesOf(repo, sha), merged)) throw new ApiError(405, "This branch can't be rebased");
+    }
+    repo.branches.set(pull.base, sha);
+    pull.state = 'closed';
+    pull.merged = true;
+    return { sha };
+  }
+
+  /** The "Update branch" button: the base merged into the pull request's branch, a merge commit by the person who clicked. */
+  updateBranch(repo: Repository, number: string): { sha: string } {
+    const pull = this.findPull(repo, number);
+    const baseSha = repo.branches.get(pull.base) as string;
+    const headSha = repo.branches.get(pull.head);
+    if (pull.state !== 'open' || !headSha) throw new ApiError(422, 'Pull request is not open');
+    if (isAncestor(repo, baseSha, headSha)) throw new ApiError(422, 'There are no new commits on the base branch.');
+    const common = mergeBase(repo, headSha, baseSha) as string;
+    const merged = mergeTrees(this.filesOf(repo, headSha), this.filesOf(repo, common), this.filesOf(repo, baseSha));
+    if (!merged) throw new ApiError(422, 'merge conflict between base and head');
+    const commit = this.storeCommit(repo, this.storeTree(repo, merged), [headSha, baseSha], `Merge branch '${pull.base}' into ${pull.head}`, '');
+    repo.branches.set(pull.head, commit.sha);
+    return { sha: commit.sha };
+  }
+
+  /**
+   * GraphQL's `updateRefs`: every ref moves only if it still points at its `beforeOid` (all zeros: must
+   * not exist), all or none; a move that is not a fast-forward needs `force`.
+   */
+  updateRefs(repo: Repository, updates: { name: string; afterOid: string; beforeOid?: string; force?: boolean }[]): void {
+    const ZERO = '0'.repeat(40);
+    for (const update of updates) {
+      if (!update.name.startsWith('refs/heads/')) throw new ApiError(422, `${update.name} is not a branch`);
+      const branch = update.name.slice('refs/heads/'.length);
+      const current = repo.branches.get(branch) ?? ZERO;
+      if (update.beforeOid !== undefined && update.beforeOid !== current) {
+        throw new ApiError(409, `${update.name} was expected at ${update.beforeOid} but is at ${current}`);
+      }
+      if (update.afterOid !== ZERO && !repo.commits.has(update.afterOid)) throw new ApiError(422, 'Object does not exist');
+      if (this.policy.protectedBranches.includes(branch)) throw new ApiError(422, 'Changes must be made through a pull request.');
+      if (!update.force && current !== ZERO && update.afterOid !== ZERO && !isAncestor(repo, current, update.afterOid)) {
+        throw new ApiError(422, `${update.name} update is not a fast forward`);
+      }
+    }
+    for (const update of updates) {
+      const branch = update.name.slice('refs/heads/'.length);
+      if (update.afterOid === ZERO) repo.branches.delete(branch);
+      else repo.branches.set(branch, update.afterOid);
+    }
+  }
+
+  /** The repository's GraphQL node id (repos.get's node_id). */
+  nodeId(repo: Repository): string {
+    return `R_${sha1(fullNameOf(repo)).slice(0, 16)}`;
+  }
+
+  repoByNodeId(id: string): Repository | undefined {
+    return [...this.repos.values()].find((repo) => this.nodeId(repo) === id);
+  }
+
   // Another run of the action writes the pull request branch: a commit of its own (with the action's
   // trailer) proposing the base's file unchanged, on top of the branch or new from the base. Like a
   // run that keeps the order rule, it does not replace a proposal another run already made.
@@ -362,7 +553,7 @@ export class GitHubState {
     return pull;
   }
 
-  private mustRepo(fullName: string): Repository {
+  mustRepo(fullName: string): Repository {
     const repo = this.repos.get(fullName.toLowerCase());
     if (!repo) throw new Error(`emulator: no repository ${fullName}`);
     return repo;

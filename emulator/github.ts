@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type GitHubFault, GitHubFaults, operationOf } from './github-faults.ts';
-import { ApiError, type EmulatedPull, GitHubState, type Policy, type Repository, type StoredCommit, type TreeEntry, blobSha, fullNameOf, sha1 } from './github-state.ts';
+import { ApiError, type EmulatedPull, GitHubState, type MergeMethod, type Policy, type Repository, type StoredCommit, type TreeEntry, blobSha, fullNameOf, sha1 } from './github-state.ts';
 
 export interface GitHubEmulator {
   url: string;
@@ -20,6 +20,10 @@ export interface GitHubEmulator {
   ): { sha: string; parents: string[]; message: string; files: Record<string, string> } | undefined;
   pulls(fullName: string): EmulatedPull[];
   closePull(fullName: string, number: number): void;
+  /** A person merges the pull request by a method the repository allows; throws GitHub's refusal. */
+  mergePull(fullName: string, number: number, method: MergeMethod): string;
+  /** A person clicks "Update branch": the base is merged into the pull request's branch. */
+  updateBranch(fullName: string, number: number): string;
   setPolicy(p: Partial<Policy>): void;
   /** Arms a fault (see github-faults.ts); `clearFaults` disarms them all. */
   addFault(fault: GitHubFault): void;
@@ -97,6 +101,12 @@ function commitJson(url: string, repo: Repository, commit: StoredCommit): unknow
   };
 }
 
+/** A commit as the REST commits API (and compare) shows it: the git object under `commit`. */
+function restCommitJson(url: string, repo: Repository, commit: StoredCommit): unknown {
+  const git = commitJson(url, repo, commit) as { parents: unknown };
+  return { sha: commit.sha, url: apiUrl(url, repo, `/commits/${commit.sha}`), html_url: `${url}/${fullNameOf(repo)}/commit/${commit.sha}`, commit: git, parents: git.parents };
+}
+
 function pullJson(url: string, repo: Repository, pull: EmulatedPull): unknown {
   const side = (ref: string): unknown => ({
     label: `${repo.owner}:${ref}`,
@@ -117,7 +127,7 @@ function pullJson(url: string, repo: Repository, pull: EmulatedPull): unknown {
     head: side(pull.head),
     base: side(pull.base),
     draft: false,
-    merged: false
+    merged: pull.merged
   };
 }
 
@@ -133,14 +143,56 @@ function stringField(body: Record<string, unknown>, name: string): string | unde
 const ROUTES: Route[] = [
   {
     method: 'GET',
+    pattern: /^\/compare\/(.+?)\.\.\.(.+)$/,
+    doc: `${DOCS}/commits/commits#compare-two-commits`,
+    handle: ({ state, url, repo, params }) => {
+      const compared = state.compare(repo, params[0] as string, params[1] as string);
+      return {
+        status: 200,
+        body: {
+          status: compared.status,
+          ahead_by: compared.ahead.length,
+          behind_by: compared.behindBy,
+          total_commits: compared.ahead.length,
+          merge_base_commit: restCommitJson(url, repo, compared.mergeBase),
+          commits: compared.ahead.map((commit) => restCommitJson(url, repo, commit)),
+          files: compared.files.map((file) => ({ ...file, sha: null, additions: 0, deletions: 0, changes: 0 }))
+        }
+      };
+    }
+  },
+  {
+    method: 'PUT',
+    pattern: /^\/pulls\/(\d+)\/merge$/,
+    doc: `${DOCS}/pulls/pulls#merge-a-pull-request`,
+    needs: 'contents',
+    handle: ({ state, repo, params, body, token }) => {
+      const method = (stringField(body, 'merge_method') ?? 'merge') as MergeMethod;
+      const { sha } = state.mergePull(repo, params[0] as string, method, token);
+      return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
+    }
+  },
+  {
+    method: 'PUT',
+    pattern: /^\/pulls\/(\d+)\/update-branch$/,
+    doc: `${DOCS}/pulls/pulls#update-a-pull-request-branch`,
+    needs: 'contents',
+    handle: ({ state, url, repo, params }) => {
+      state.updateBranch(repo, params[0] as string);
+      return { status: 202, body: { message: 'Updating pull request branch.', url: apiUrl(url, repo, `/pulls/${params[0]}`) } };
+    }
+  },
+  {
+    method: 'GET',
     pattern: /^$/,
     doc: `${DOCS}/repos/repos#get-a-repository`,
-    handle: ({ url, repo }) => ({
+    handle: ({ state, url, repo }) => ({
       status: 200,
       body: {
         id: Number.parseInt(sha1(fullNameOf(repo)).slice(0, 8), 16),
         name: repo.name,
         full_name: fullNameOf(repo),
+        node_id: state.nodeId(repo),
         owner: { login: repo.owner },
         private: false,
         html_url: `${url}/${fullNameOf(repo)}`,
@@ -313,6 +365,33 @@ const ROUTES: Route[] = [
   }
 ];
 
+/**
+ * GitHub's GraphQL endpoint, for the one mutation the action sends: `updateRefs`, a compare-and-swap
+ * of branches. Like GitHub, it answers 200 with `errors` when the mutation is refused.
+ */
+function graphql(state: GitHubState, raw: string): Reply {
+  let request: { query?: string; variables?: { input?: { repositoryId?: string; refUpdates?: { name: string; afterOid: string; beforeOid?: string; force?: boolean }[] } } };
+  try {
+    request = JSON.parse(raw) as typeof request;
+  } catch {
+    throw new ApiError(400, 'Problems parsing JSON');
+  }
+  const input = request.variables?.input;
+  if (!/\bupdateRefs\b/.test(request.query ?? '') || !input) {
+    return { status: 200, body: { errors: [{ message: 'The emulator answers only the updateRefs mutation, with its input in variables.input' }] } };
+  }
+  const repo = state.repoByNodeId(input.repositoryId ?? '');
+  if (!repo) return { status: 200, body: { data: { updateRefs: null }, errors: [{ type: 'NOT_FOUND', message: `Could not resolve to a node with the global id of '${input.repositoryId}'` }] } };
+  if (!state.policy.contentsWrite) return { status: 200, body: { data: { updateRefs: null }, errors: [{ type: 'FORBIDDEN', message: 'Resource not accessible by integration' }] } };
+  try {
+    state.updateRefs(repo, input.refUpdates ?? []);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return { status: 200, body: { data: { updateRefs: null }, errors: [{ type: 'UNPROCESSABLE', message: error.message }] } };
+  }
+  return { status: 200, body: { data: { updateRefs: { clientMutationId: null } } } };
+}
+
 function route(method: string, rest: string): { route: Route; params: string[] } | undefined {
   for (const candidate of ROUTES) {
     if (candidate.method !== method) continue;
@@ -336,6 +415,7 @@ export async function startGitHubEmulator(options: Partial<Policy> = {}): Promis
     try {
       const token = /^(?:token|bearer)\s+(.+)$/i.exec(headers.authorization ?? '')?.[1]?.trim() ?? '';
       if (token !== state.policy.token) throw new ApiError(401, 'Bad credentials');
+      if (method === 'POST' && pathname === '/graphql') return graphql(state, raw);
       const repoPath = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(pathname);
       if (!repoPath) throw new ApiError(404, 'Not Found');
       // Octokit escapes the slashes inside {ref} and {path}, so match the decoded path.
@@ -370,7 +450,7 @@ export async function startGitHubEmulator(options: Partial<Policy> = {}): Promis
       const target = new URL(request.url ?? '/', 'http://emulator');
       const path = target.pathname + target.search;
       const repoPath = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(target.pathname);
-      const fault = faults.take(operationOf(method, decodeURIComponent(repoPath?.[3] ?? '')));
+      const fault = faults.take(operationOf(method, repoPath ? decodeURIComponent(repoPath[3] ?? '') : target.pathname));
       requestCount += 1;
       const requestId = `EMU0:${String(requestCount).padStart(6, '0')}`;
       const send = (status: number, body: string, headers: Record<string, string> = {}) => {
@@ -422,7 +502,7 @@ export async function startGitHubEmulator(options: Partial<Policy> = {}): Promis
         case 'unresolved':
           return send(422, JSON.stringify({ message: "Could not resolve to a node with the global id of 'PR_kwDOemulated'.", documentation_url: DOCS, status: '422' }));
         case 'writer':
-          if (repoPath) state.otherRunWrites(`${decodeURIComponent(repoPath[1]!)}/${decodeURIComponent(repoPath[2]!)}`, fault.branch ?? 'static-export/docs.example.com');
+          if (repoPath) state.otherRunWrites(`${decodeURIComponent(repoPath[1]!)}/${decodeURIComponent(repoPath[2]!)}`, fault.branch ?? 'static-export/deploy-values.yaml');
           return respond();
       }
     });
@@ -438,6 +518,8 @@ export async function startGitHubEmulator(options: Partial<Policy> = {}): Promis
     commit: (fullName, sha) => state.commit(fullName, sha),
     pulls: (fullName) => state.pulls(fullName),
     closePull: (fullName, number) => state.closePull(fullName, number),
+    mergePull: (fullName, number, method) => state.mergePull(state.mustRepo(fullName), String(number), method).sha,
+    updateBranch: (fullName, number) => state.updateBranch(state.mustRepo(fullName), String(number)).sha,
     setPolicy: (p) => state.setPolicy(p),
     addFault(fault) {
       faults.arm(fault);

@@ -33,7 +33,7 @@ rows.push(['new pull request', await calls(first)]);
 rows.push(['update (a new export)', await calls(second)]);
 rows.push(['already current', await calls(second)]);
 // Merge the proposal: the base now holds the link, and a re-run has nothing to propose.
-github.commitOnBranch('acme/deploy', 'main', { 'deploy/values.yaml': github.fileAt('acme/deploy', 'static-export/docs.example.com', 'deploy/values.yaml')! }, 'Merge');
+github.commitOnBranch('acme/deploy', 'main', { 'deploy/values.yaml': github.fileAt('acme/deploy', 'static-export/deploy-values.yaml', 'deploy/values.yaml')! }, 'Merge');
 github.closePull('acme/deploy', github.pulls('acme/deploy')[0]!.number);
 rows.push(['base already holds the link', await calls(second)]);
 

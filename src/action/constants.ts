@@ -53,6 +53,7 @@ export const PublishOutput = {
   PageCount: 'page-count',
   BundleUrl: 'bundle-url',
   ExpiresAt: 'expires-at',
+  DeployedExpiresAt: 'deployed-expires-at',
   SizeBytes: 'size-bytes',
   ConfigChanged: 'config-changed',
   PullRequestNumber: 'pull-request-number',

@@ -1,7 +1,7 @@
 // Keeps one pull request per branch current through GitHub's REST API, the way
 // peter-evans/create-pull-request does: one branch per purpose, commits made through the git data
-// API so GitHub signs them, and a re-run updates the same pull request. The branch only moves
-// forward, and a person's commit on it is never dropped.
+// API so GitHub signs them, and a re-run updates the same pull request. A person's lines on the
+// branch are kept, and every move of the branch is a compare-and-swap.
 import type { Octokit } from './client.ts';
 
 export type { Octokit };
@@ -15,31 +15,6 @@ export interface BaseFile {
   branch: string; // resolved base branch
   sha: string; // base head commit
   text: string | undefined; // undefined when the file does not exist
-}
-
-export interface ProposedChange {
-  path: string;
-  text: string; // the full new file
-  base: BaseFile;
-  branch: string; // pr branch
-  commitMessage: string;
-  title: string;
-  body: string;
-  labels: string[];
-  /** Asked when the branch holds another proposal of this action: a reason to keep it, or undefined to replace it. */
-  judge?: (branchText: string | undefined) => Promise<string | undefined>;
-  /** A warning for the log (another writer moved the branch). */
-  warn?: (line: string) => void;
-}
-
-export interface ProposalResult {
-  operation: 'created' | 'updated' | 'none';
-  /** Unset only when an open proposal was kept and its pull request is gone. */
-  number?: number;
-  url?: string;
-  commitSha?: string; // the commit this run made, when it made one
-  /** Why the open proposal was left alone (it proposes a newer export). */
-  kept?: string;
 }
 
 export class PullRequestError extends Error {
@@ -175,7 +150,7 @@ export async function readBaseFile(octokit: Octokit, repo: Repo, path: string, b
 
 /**
  * The trailer of every commit this action makes on a pull request branch: a commit without it was
- * made by someone else (a reviewer), and is never dropped or moved.
+ * made by someone else (a reviewer's commit, an "Update branch" merge).
  */
 const PROPOSAL_TRAILER = 'Proposed-by: static-export-action';
 // Commits made before the trailer existed start with one of these.
@@ -185,93 +160,185 @@ function isProposalCommit(message: string): boolean {
   return message.split('\n').includes(PROPOSAL_TRAILER) || LEGACY_SUBJECTS.test(message);
 }
 
-/** How many times a run re-reads the branch when another writer moved it meanwhile. */
-const BRANCH_ATTEMPTS = 3;
+/** A file the branch changed besides the values file: its text, or null when the branch deleted it. */
+export interface BranchFile {
+  path: string;
+  text: string | null;
+}
+
+/** The open pull request from the proposal branch, as it stands: what it proposes and how it got there. */
+export interface OpenProposal {
+  number: number;
+  url: string;
+  title: string;
+  body: string;
+  labels: string[];
+  headSha: string;
+  /** The values file at the branch's head; undefined when the branch lacks it. */
+  text: string | undefined;
+  /** The values file where the branch left the base (equal to the base's when the base has not moved since). */
+  mergeBaseText: string | undefined;
+  mergeBaseSha: string;
+  /** The head holds the base's head and reaches it along single-parent commits: any merge method gives the same file. */
+  linear: boolean;
+  /** Commits on the branch that this action did not make: a reviewer's, or an "Update branch" merge. */
+  byPeople: { sha: string; subject: string }[];
+  /** The values file as this action's newest commit on the branch left it, when people committed after it. */
+  lastProposedText?: string;
+  /** Other files the branch changed since it left the base; kept whenever the branch is rebuilt. */
+  otherFiles: BranchFile[];
+}
+
+/** The open pull request from `branch` into `base.branch`, read through one compare; undefined when none is open. */
+export async function readOpenProposal(octokit: Octokit, repo: Repo, branch: string, base: BaseFile, path: string): Promise<OpenProposal | undefined> {
+  const pull = await openPull(octokit, repo, branch);
+  if (!pull) return undefined;
+  const headSha = pull.head.sha;
+  const { data: compared } = await step(`compare ${base.branch} with ${branch}`, repo, () =>
+    octokit.rest.repos.compareCommitsWithBasehead({ ...repo, basehead: `${base.sha}...${headSha}` })
+  );
+  const mergeBaseSha = compared.merge_base_commit.sha;
+  const commits = compared.commits;
+  const byPeople = commits.filter((c) => !isProposalCommit(c.commit.message)).map((c) => ({ sha: c.sha, subject: c.commit.message.split('\n')[0] ?? '' }));
+  const lastOurs = [...commits].reverse().find((c) => isProposalCommit(c.commit.message));
+  const peopleAfterUs = lastOurs !== undefined && commits.indexOf(lastOurs) < commits.length - 1;
+  const otherFiles: BranchFile[] = [];
+  for (const file of compared.files ?? []) {
+    if (file.filename === path) continue;
+    otherFiles.push({ path: file.filename, text: file.status === 'removed' ? null : ((await fileText(octokit, repo, file.filename, headSha)) ?? null) });
+    if (file.status === 'renamed' && file.previous_filename) otherFiles.push({ path: file.previous_filename, text: null });
+  }
+  const text = await fileText(octokit, repo, path, headSha);
+  return {
+    number: pull.number,
+    url: pull.html_url,
+    title: pull.title,
+    body: pull.body ?? '',
+    labels: pull.labels.map((label) => label.name ?? ''),
+    headSha,
+    text,
+    mergeBaseSha,
+    mergeBaseText: mergeBaseSha === base.sha ? base.text : await fileText(octokit, repo, path, mergeBaseSha),
+    linear: compared.behind_by === 0 && commits.every((c) => c.parents.length === 1),
+    byPeople,
+    lastProposedText: peopleAfterUs && lastOurs ? await fileText(octokit, repo, path, lastOurs.sha) : undefined,
+    otherFiles
+  };
+}
+
+export interface ProposedChange {
+  path: string;
+  text: string; // the full new file
+  base: BaseFile;
+  branch: string; // pr branch
+  /** The open pull request as read for this change; undefined when none is open. */
+  proposal?: OpenProposal;
+  commitMessage: string;
+  title: string;
+  body: string;
+  labels: string[];
+}
+
+export interface ProposalResult {
+  operation: 'created' | 'updated' | 'none';
+  number: number;
+  url: string;
+  commitSha?: string; // the commit this run made, when it made one
+}
 
 /**
- * Keeps one pull request from `change.branch` current. The branch only moves forward: each update is
- * a commit whose first parent is the base head and whose second is the proposal it replaces, so
- * GitHub itself refuses the move when someone changed the branch meanwhile; the run then reads the
- * branch again and judges anew. A write whose answer was lost is recognised when read back.
+ * Writes `change.text` to the proposal branch and keeps one pull request from it current.
+ *
+ * The branch always reaches the base along single-parent commits, so a merge, a squash and a rebase
+ * merge give the same file. While it already does (and the base has not moved), the new commit goes on
+ * top and a reviewer's commits stay in its history. Otherwise (an "Update branch" merge, a moved base,
+ * a merged or closed pull request) the branch is rebuilt as one commit on the base's head that holds
+ * the new file and every other file the branch changed. Either move is a compare-and-swap: it is
+ * refused when another writer moved the branch since it was read, and `'raced'` asks the caller to read
+ * and plan again. A write whose answer was lost is recognised when read back.
  */
-export async function proposeChange(octokit: Octokit, repo: Repo, change: ProposedChange): Promise<ProposalResult> {
-  const { base, branch } = change;
+export async function proposeChange(octokit: Octokit, repo: Repo, change: ProposedChange): Promise<ProposalResult | 'raced'> {
+  const { base, branch, proposal } = change;
   if (branch === base.branch) {
     throw new PullRequestError(`The pr-branch ${branch} is the base branch; choose another pr-branch`);
   }
-  for (let attempt = 1; ; attempt++) {
-    const moved = await moveBranch(octokit, repo, change);
-    if (moved !== 'raced') return ensurePullRequest(octokit, repo, change, moved);
-    if (attempt >= BRANCH_ATTEMPTS) {
-      throw new PullRequestError(
-        `Branch ${branch} in ${repo.owner}/${repo.repo} kept changing while this run wrote to it: another run or a person is writing to it. ` +
-          'Nothing of this run was left half-written; run again once the other writer is done (one concurrency group per workflow keeps runs of the same workflow apart).'
-      );
-    }
-    change.warn?.(`Another writer moved branch ${branch} in ${repo.owner}/${repo.repo} while this run wrote to it; reading it again (attempt ${attempt + 1} of ${BRANCH_ATTEMPTS}).`);
+  const unchanged =
+    proposal !== undefined && proposal.linear && proposal.text === change.text && proposal.otherFiles.length === 0 && proposal.mergeBaseSha === base.sha;
+  let commitSha: string | undefined;
+  if (!unchanged) {
+    const moved = await writeBranch(octokit, repo, change);
+    if (moved === 'raced') return 'raced';
+    commitSha = moved;
   }
+  return ensurePullRequest(octokit, repo, change, commitSha);
 }
 
-interface Moved {
-  /** The commit this run made, when it made one. */
-  commitSha?: string;
-  /** Why the open proposal was left as it is. */
-  kept?: string;
-}
-
-async function moveBranch(octokit: Octokit, repo: Repo, change: ProposedChange): Promise<Moved | 'raced'> {
-  const { base, branch, path } = change;
-  const where = `${repo.owner}/${repo.repo}`;
-  const headSha = await branchHead(octokit, repo, branch);
-  const parents = [base.sha];
-  if (headSha !== undefined) {
-    const { data: head } = await step(`read commit ${headSha}`, repo, () => octokit.rest.git.getCommit({ ...repo, commit_sha: headSha }));
-    if (!isProposalCommit(head.message)) {
-      const pull = await openPull(octokit, repo, branch);
-      throw new PullRequestError(
-        `Branch ${branch} in ${where} holds commit ${headSha.slice(0, 7)} ("${head.message.split('\n')[0]}") that this action did not make` +
-          `${pull ? ` (pull request #${pull.number})` : ''}. The run leaves it as it is rather than drop or rewrite a person's work: ` +
-          `merge or close ${pull ? `pull request #${pull.number}` : 'its pull request'}, delete branch ${branch}, then run again.`
-      );
-    }
-    const text = await fileText(octokit, repo, path, headSha);
-    if (head.parents[0]?.sha === base.sha && text === change.text) return {};
-    const kept = await change.judge?.(text);
-    if (kept) return { kept };
-    parents.push(headSha);
-  }
-
+/** Commits the file and moves the branch to it, only if the branch is still where it was read. */
+async function writeBranch(octokit: Octokit, repo: Repo, change: ProposedChange): Promise<string | 'raced'> {
+  const { base, branch, path, proposal } = change;
   const writing = `commit ${path} for branch ${branch}`;
-  const { data: baseCommit } = await step(`read base commit ${base.sha}`, repo, () => octokit.rest.git.getCommit({ ...repo, commit_sha: base.sha }));
-  // Inline content saves a blob request; GitHub writes the blob itself.
-  const { data: tree } = await step(writing, repo, () =>
-    octokit.rest.git.createTree({ ...repo, base_tree: baseCommit.tree.sha, tree: [{ path, mode: '100644', type: 'blob', content: change.text }] })
-  );
+  // With no open pull request, the branch holds a merged or closed proposal: it starts again from the base.
+  const before = proposal?.headSha ?? (await branchHead(octokit, repo, branch));
+  const onTop = proposal !== undefined && proposal.linear && proposal.mergeBaseSha === base.sha;
+  const parent = onTop ? proposal.headSha : base.sha;
+  const { data: parentCommit } = await step(`read commit ${parent}`, repo, () => octokit.rest.git.getCommit({ ...repo, commit_sha: parent }));
+  const entries = [
+    ...(onTop ? [] : (proposal?.otherFiles ?? [])).map((file) =>
+      file.text === null ? { path: file.path, mode: '100644' as const, type: 'blob' as const, sha: null } : { path: file.path, mode: '100644' as const, type: 'blob' as const, content: file.text }
+    ),
+    // Inline content saves a blob request; GitHub writes the blob itself.
+    { path, mode: '100644' as const, type: 'blob' as const, content: change.text }
+  ];
+  const { data: tree } = await step(writing, repo, () => octokit.rest.git.createTree({ ...repo, base_tree: parentCommit.tree.sha, tree: entries }));
   // No author or committer: GitHub then signs the commit for an app token.
   const message = `${change.commitMessage}\n\n${PROPOSAL_TRAILER}`;
-  const { data: commit } = await step(writing, repo, () => octokit.rest.git.createCommit({ ...repo, message, tree: tree.sha, parents }));
-  try {
-    if (headSha === undefined) await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commit.sha });
-    else await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha: commit.sha, force: false });
-  } catch (error) {
-    const failure = httpFailure(error);
-    if (failure?.status === 422 && /already exists|not a fast forward|does not exist/i.test(failure.message)) {
-      // Either this run's own write went through and its answer was lost, or another writer got there first.
-      return (await branchHead(octokit, repo, branch)) === commit.sha ? { commitSha: commit.sha } : 'raced';
-    }
-    throw toPullRequestError(error, `${headSha === undefined ? 'create' : 'move'} branch ${branch}`, where, {
-      unprocessable: `branch ${branch} is protected by a branch protection rule or ruleset that refuses this change; choose another pr-branch that no rule covers`
-    });
-  }
-  return { commitSha: commit.sha };
+  const { data: commit } = await step(writing, repo, () => octokit.rest.git.createCommit({ ...repo, message, tree: tree.sha, parents: [parent] }));
+  const moved = await moveBranch(octokit, repo, branch, before, commit.sha, onTop);
+  if (moved === 'raced' && (await branchHead(octokit, repo, branch)) === commit.sha) return commit.sha; // our own write, its answer lost
+  if (moved === 'raced') return 'raced';
+  return commit.sha;
 }
 
-/** The file as the open pull request from `branch` proposes it; undefined when none is open or it lacks the file. */
-export async function readProposedFile(octokit: Octokit, repo: Repo, branch: string, path: string): Promise<{ number: number; text: string } | undefined> {
-  const pull = await openPull(octokit, repo, branch);
-  if (!pull) return undefined;
-  const text = await fileText(octokit, repo, path, pull.head.sha);
-  return text === undefined ? undefined : { number: pull.number, text };
+/**
+ * Moves `branch` from `before` (undefined: it must not exist) to `after`. A fast-forward goes through
+ * REST with force off; a rebuild through GraphQL's updateRefs, which moves the ref only if it still
+ * points at `before`.
+ */
+async function moveBranch(octokit: Octokit, repo: Repo, branch: string, before: string | undefined, after: string, fastForward: boolean): Promise<'moved' | 'raced'> {
+  const hints = { unprocessable: `branch ${branch} is protected by a branch protection rule or ruleset that refuses this change; choose another pr-branch that no rule covers` };
+  try {
+    if (before === undefined) await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: after });
+    else if (fastForward) await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha: after, force: false });
+    else await compareAndSwap(octokit, repo, branch, before, after);
+    return 'moved';
+  } catch (error) {
+    const failure = httpFailure(error);
+    if (failure?.status === 422 && /already exists|not a fast forward|does not exist/i.test(failure.message)) return 'raced';
+    if (error instanceof RefRaceError) return 'raced';
+    throw toPullRequestError(error, `${before === undefined ? 'create' : 'move'} branch ${branch}`, `${repo.owner}/${repo.repo}`, hints);
+  }
+}
+
+class RefRaceError extends Error {}
+
+async function compareAndSwap(octokit: Octokit, repo: Repo, branch: string, before: string, after: string): Promise<void> {
+  const { data } = await step('read the repository', repo, () => octokit.rest.repos.get({ ...repo }));
+  try {
+    await octokit.graphql(
+      `mutation($input: UpdateRefsInput!) { updateRefs(input: $input) { clientMutationId } }`,
+      { input: { repositoryId: data.node_id, refUpdates: [{ name: `refs/heads/${branch}`, beforeOid: before, afterOid: after, force: true }] } }
+    );
+  } catch (error) {
+    // GitHub refuses the whole mutation with `errors`; whether the ref moved under us tells a race from a refusal.
+    const head = await branchHead(octokit, repo, branch);
+    if (head === after) return;
+    if (head !== before) throw new RefRaceError(`branch ${branch} moved`);
+    const message = error instanceof Error ? error.message : String(error);
+    throw new PullRequestError(
+      `Could not move branch ${branch} in ${repo.owner}/${repo.repo}: GitHub refused the update (${message}). ` +
+        'A branch protection rule or ruleset may cover it (choose another pr-branch), or the token lacks contents: write.'
+    );
+  }
 }
 
 async function openPull(octokit: Octokit, repo: Repo, branch: string) {
@@ -280,39 +347,45 @@ async function openPull(octokit: Octokit, repo: Repo, branch: string) {
   return data[0];
 }
 
-async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedChange, moved: Moved): Promise<ProposalResult> {
-  const { base, branch } = change;
-  const existing = await openPull(octokit, repo, branch);
-  if (moved.kept) return { operation: 'none', number: existing?.number, url: existing?.html_url, kept: moved.kept };
-  if (existing === undefined) {
-    let created;
-    try {
-      ({ data: created } = await octokit.rest.pulls.create({ ...repo, head: branch, base: base.branch, title: change.title, body: change.body }));
-    } catch (error) {
-      const failure = httpFailure(error);
-      // This run's own create went through with its answer lost, or another run opened it first.
-      if (failure?.status === 422 && /already exists/i.test(JSON.stringify((error as { response?: { data?: unknown } }).response?.data ?? failure.message))) {
-        return ensurePullRequest(octokit, repo, change, moved);
-      }
-      throw toPullRequestError(error, `open a pull request from ${branch} into ${base.branch}`, `${repo.owner}/${repo.repo}`, {});
-    }
-    await addLabels(octokit, repo, created.number, change.labels, true);
-    return { operation: 'created', number: created.number, url: created.html_url, commitSha: moved.commitSha };
-  }
+/** How many times a create is tried again when GitHub says the pull request already exists. */
+const CREATE_ATTEMPTS = 2;
 
-  const edited = existing.title !== change.title || (existing.body ?? '') !== change.body || existing.base.ref !== base.branch;
-  if (edited) {
-    await step(`update pull request #${existing.number}`, repo, () =>
-      octokit.rest.pulls.update({ ...repo, pull_number: existing.number, title: change.title, body: change.body, base: base.branch })
-    );
+async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedChange, commitSha: string | undefined): Promise<ProposalResult> {
+  const { base, branch } = change;
+  for (let attempt = 1; ; attempt++) {
+    const existing = change.proposal && attempt === 1 ? change.proposal : await openPullState(octokit, repo, branch);
+    if (existing === undefined) {
+      try {
+        const { data: created } = await octokit.rest.pulls.create({ ...repo, head: branch, base: base.branch, title: change.title, body: change.body });
+        await addLabels(octokit, repo, created.number, change.labels, true);
+        return { operation: 'created', number: created.number, url: created.html_url, commitSha };
+      } catch (error) {
+        const failure = httpFailure(error);
+        // This run's own create went through with its answer lost, or another run opened it first: read it back.
+        const exists = failure?.status === 422 && /already exists/i.test(JSON.stringify((error as { response?: { data?: unknown } }).response?.data ?? failure.message));
+        if (exists && attempt < CREATE_ATTEMPTS) continue;
+        if (error instanceof PullRequestError) throw error;
+        throw toPullRequestError(error, `open a pull request from ${branch} into ${base.branch}`, `${repo.owner}/${repo.repo}`, {});
+      }
+    }
+    const edited = existing.title !== change.title || existing.body !== change.body;
+    if (edited) {
+      await step(`update pull request #${existing.number}`, repo, () =>
+        octokit.rest.pulls.update({ ...repo, pull_number: existing.number, title: change.title, body: change.body })
+      );
+    }
+    if (!edited && commitSha === undefined) return { operation: 'none', number: existing.number, url: existing.url };
+    // Labels someone removed by hand stay removed until the proposal changes again.
+    const present = new Set(existing.labels);
+    await addLabels(octokit, repo, existing.number, change.labels.filter((label) => !present.has(label)), false);
+    return { operation: 'updated', number: existing.number, url: existing.url, commitSha };
   }
-  if (!edited && moved.commitSha === undefined) {
-    return { operation: 'none', number: existing.number, url: existing.html_url };
-  }
-  // Labels someone removed by hand stay removed until the proposal changes again.
-  const present = new Set(existing.labels.map((label) => label.name));
-  await addLabels(octokit, repo, existing.number, change.labels.filter((label) => !present.has(label)), false);
-  return { operation: 'updated', number: existing.number, url: existing.html_url, commitSha: moved.commitSha };
+}
+
+/** The open pull request's fields that ensurePullRequest compares. */
+async function openPullState(octokit: Octokit, repo: Repo, branch: string): Promise<Pick<OpenProposal, 'number' | 'url' | 'title' | 'body' | 'labels'> | undefined> {
+  const pull = await openPull(octokit, repo, branch);
+  return pull && { number: pull.number, url: pull.html_url, title: pull.title, body: pull.body ?? '', labels: pull.labels.map((label) => label.name ?? '') };
 }
 
 async function addLabels(octokit: Octokit, repo: Repo, number: number, labels: string[], justCreated: boolean): Promise<void> {

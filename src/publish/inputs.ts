@@ -89,7 +89,7 @@ export function readPublishInputs(): PublishInputs {
   }
   const minValidityText = core.getInput(Input.MinValidity).trim();
   const minValidityMs = minValidityText ? readDuration(Input.MinValidity, minValidityText, { allowZero: true }) : undefined;
-  const config = readConfigInputs(domain);
+  const config = readConfigInputs();
   if (!config && plan === 'auto') {
     throw new InputError(Input.JobId, 'auto takes the job from the link in the configuration file, so it needs config-path. Set config-path, or give a job id.');
   }
@@ -173,7 +173,13 @@ function readDurableInputs(template: string, config: PublishInputs['config']): N
   return { template, archive, checkSha256: parseBoolean(Input.CheckSha256, core.getInput(Input.CheckSha256) || 'false') };
 }
 
-function readConfigInputs(domain: string | undefined): (ConfigTarget & { token: string }) | undefined {
+/** `static-export/deploy-values.yaml`, or `static-export/deploy-values.yaml-mintlify.staticExport` for another key. */
+export function defaultPrBranch(path: string, key: string): string {
+  const file = path.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '');
+  return `static-export/${file}${key === 'staticExport' ? '' : `-${key}`}`;
+}
+
+function readConfigInputs(): (ConfigTarget & { token: string }) | undefined {
   const path = core.getInput(Input.ConfigPath).trim().replace(/^\.?\//, '');
   if (path === '') return undefined;
   if (!CONFIG_EXTENSIONS.test(path)) {
@@ -190,7 +196,9 @@ function readConfigInputs(domain: string | undefined): (ConfigTarget & { token: 
   if (!CONFIG_KEY.test(key)) {
     throw new InputError(Input.ConfigKey, `'${key}' is not a dotted key path. Use, for example, staticExport or mintlify.staticExport.`);
   }
-  const prBranch = core.getInput(Input.PrBranch).trim() || `static-export/${domain ?? 'bundle'}`;
+  // One pull request per values file: every kind of run (push, renewal, hosted URL) lands on the same
+  // branch by default, named from what they all share, the file and the key.
+  const prBranch = core.getInput(Input.PrBranch).trim() || defaultPrBranch(path, key);
   if (!/^[A-Za-z0-9._\-/]+$/.test(prBranch) || prBranch.includes('..') || prBranch.endsWith('/')) {
     throw new InputError(Input.PrBranch, `'${prBranch}' is not a valid branch name.`);
   }

@@ -1,11 +1,13 @@
-// Keeps the self-hosted deployment's configuration pointing at the new bundle: read the values file
-// on the base branch, change exactly the static export settings, and propose that as one pull
-// request (or, in a dry run, only show it). Runs only after a completed export and a bundle.
+// Keeps the self-hosted deployment's configuration pointing at the new bundle: read what is deployed
+// (the values file on the base branch) and what is proposed (the open pull request), plan the one file
+// the pull request should hold (reconcile.ts), and write it (or, in a dry run, only show it). Runs
+// only after a completed export and a bundle.
 import type { Bundle, ExportJob } from '../platform/static-export.ts';
 import { jobIdFromLink, linkExpiry, linkFingerprint, redactLink } from '../values/link.ts';
-import { type SettingChange, patchValuesFile, readSetting } from '../values/values-file.ts';
+import { ConfigFileError, type SettingChange, readSetting } from '../values/values-file.ts';
 import { formatBytes, formatUtc } from '../action/format.ts';
-import { type BaseFile, type Octokit, PullRequestError, type Repo, branchHead, proposeChange, readBaseFile } from '../github/pull-request.ts';
+import { type BaseFile, type Octokit, type OpenProposal, PullRequestError, type Repo, branchHead, proposeChange, readBaseFile, readOpenProposal } from '../github/pull-request.ts';
+import { planProposal } from './reconcile.ts';
 
 export interface ConfigTarget {
   repo: Repo;
@@ -26,8 +28,8 @@ export interface PublishedBundle {
   job: ExportJob;
   bundle: Bundle;
   version?: string;
-  /** Set when this run renewed the link of the export already in the file. */
-  renewal?: { previousLink?: string };
+  /** A renewal: the run only renews a link, so it leaves `enabled` as the pull request or the base has it. */
+  renewal?: boolean;
   /** Set when the platform's link expires sooner than link-margin: why, and what to do instead. */
   shortLink?: string;
   /** Set when the link is a URL the team hosts (bundle-url-template), checked as a pod would fetch it. */
@@ -45,8 +47,12 @@ export interface ConfigUpdate {
   changes: SettingChange[];
   baseBranch: string;
   body?: string;
-  /** Why the open pull request was left alone (it proposes a newer export). */
+  /** Why the open pull request was left as it is (a newer export, a person's change to the settings). */
   kept?: string;
+  /** The link on the base branch as last read: what production holds. */
+  deployedLink?: string;
+  /** True when an open pull request waits whose merge changes production. */
+  pending: boolean;
 }
 
 /** Reads the values file on the base branch; a missing file is an error a person can act on. */
@@ -71,83 +77,134 @@ export interface ProposalContext {
   warn: (line: string) => void;
 }
 
+/** How many times a run reads and plans again when another writer moved the branch meanwhile. */
+const BRANCH_ATTEMPTS = 3;
+
 export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTarget, published: PublishedBundle, context: ProposalContext): Promise<ConfigUpdate> {
-  // The export took minutes: if the base moved, patch the file as it is now, not as it was.
-  const baseHead = await branchHead(octokit, target.repo, context.base.branch);
-  const file = baseHead === context.base.sha ? context.base : await readConfigFile(octokit, { ...target, baseBranch: context.base.branch });
-  const patch = patchValuesFile(target.path, file.text, target.key, {
-    bundleUrl: published.bundle.bundleUrl,
-    enable: !published.renewal,
-    ...(published.version ? { version: published.version } : {})
-  });
-  if (patch.changes.length === 0) {
-    return { changed: false, operation: 'none', changes: [], baseBranch: file.branch };
+  const { repo } = target;
+  for (let attempt = 1; attempt <= BRANCH_ATTEMPTS; attempt++) {
+    // The export took minutes: if the base moved, plan against the file as it is now.
+    const baseHead = await branchHead(octokit, repo, context.base.branch);
+    const file = baseHead === context.base.sha ? context.base : await readConfigFile(octokit, { ...target, baseBranch: context.base.branch });
+    const proposal = await readOpenProposal(octokit, repo, target.prBranch, file, target.path);
+    const deployedLink = linkIn(target, file.text);
+    const facts = { baseBranch: file.branch, deployedLink };
+    const newer = await newerElsewhere(target, published.job, deployedLink, proposal, context.createdAtOf);
+    const plan = newer
+      ? newer
+      : planProposal({
+          path: target.path,
+          key: target.key,
+          branch: target.prBranch,
+          deployed: file.text,
+          proposal: proposal && { ...proposal, text: proposal.text },
+          offer: { bundleUrl: published.bundle.bundleUrl, enable: !published.renewal, version: published.version }
+        });
+    if (plan.kind === 'current') return { changed: false, operation: 'none', changes: [], ...facts, pending: false };
+    if (plan.kind === 'keep') {
+      return { changed: proposal !== undefined, operation: 'none', number: proposal?.number, url: proposal?.url, changes: [], kept: plan.reason, ...facts, pending: proposal !== undefined };
+    }
+    const body = pullRequestBody(target, published, plan.changes, deployedLink);
+    if (target.dryRun) return { changed: true, operation: 'none', changes: plan.changes, body, ...facts, pending: false };
+    const written = await proposeChange(octokit, repo, {
+      path: target.path,
+      text: plan.text,
+      base: file,
+      branch: target.prBranch,
+      proposal,
+      commitMessage: commitMessage(target, published, deployedLink),
+      title: target.title ?? defaultTitle(published, deployedLink),
+      body,
+      labels: target.labels
+    });
+    if (written !== 'raced') return { changed: true, ...written, changes: plan.changes, body, ...facts, pending: true };
+    if (attempt < BRANCH_ATTEMPTS) {
+      context.warn(`Another writer moved branch ${target.prBranch} in ${repo.owner}/${repo.repo} while this run wrote to it; reading it again (attempt ${attempt + 1} of ${BRANCH_ATTEMPTS}).`);
+    }
   }
-  const body = pullRequestBody(target, published, patch.changes);
-  if (target.dryRun) {
-    return { changed: true, operation: 'none', changes: patch.changes, baseBranch: file.branch, body };
+  throw new PullRequestError(
+    `Branch ${target.prBranch} in ${repo.owner}/${repo.repo} kept changing while this run wrote to it: another run or a person is writing to it. ` +
+      'Nothing of this run was left half-written; run again once the other writer is done (one concurrency group per workflow keeps runs of the same workflow apart).'
+  );
+}
+
+/** The link in a values file, or undefined when it holds none (or cannot be read). */
+export function linkIn(target: Pick<ConfigTarget, 'path' | 'key'>, text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  let link: unknown;
+  try {
+    link = readSetting(target.path, text, target.key, 'bundleUrl');
+  } catch (error) {
+    if (error instanceof ConfigFileError) return undefined;
+    throw error;
   }
-  const proposal = await proposeChange(octokit, target.repo, {
-    path: target.path,
-    text: patch.text,
-    base: file,
-    branch: target.prBranch,
-    commitMessage: commitMessage(target, published),
-    title: target.title ?? defaultTitle(published),
-    body,
-    labels: target.labels,
-    judge: orderJudge(target, published.job, context.createdAtOf),
-    warn: context.warn
-  });
-  return { changed: true, ...proposal, changes: patch.changes, baseBranch: file.branch, body };
+  return typeof link === 'string' && link !== '' ? link : undefined;
 }
 
 /**
- * The order rule: a run never replaces an open proposal of a newer export (by the platform's
- * createdAt), so a renewal of an old export can never push a newer, unmerged one out of review.
+ * The order rule: no run proposes older content than the open proposal or than production (by the
+ * platform's createdAt of each export), so a renewal or a late run never takes newer docs out of review.
  */
-function orderJudge(target: ConfigTarget, ours: ExportJob, createdAtOf?: (jobId: string) => Promise<string | undefined>) {
-  return async (branchText: string | undefined): Promise<string | undefined> => {
-    if (branchText === undefined) return undefined;
-    let link: unknown;
-    try {
-      link = readSetting(target.path, branchText, target.key, 'bundleUrl');
-    } catch {
-      return undefined; // a file this run cannot read is replaced by one it can
-    }
-    const theirs = typeof link === 'string' ? jobIdFromLink(link) : undefined;
-    if (!theirs || theirs === ours.jobId) return undefined;
+async function newerElsewhere(
+  target: ConfigTarget,
+  ours: ExportJob,
+  deployedLink: string | undefined,
+  proposal: OpenProposal | undefined,
+  createdAtOf?: (jobId: string) => Promise<string | undefined>
+): Promise<{ kind: 'keep'; reason: string } | { kind: 'current' } | undefined> {
+  const proposedLink = linkIn(target, proposal?.text);
+  const theirs = proposedLink ? jobIdFromLink(proposedLink) : undefined;
+  const deployed = deployedLink ? jobIdFromLink(deployedLink) : undefined;
+  if (theirs && theirs !== ours.jobId) {
     if (!createdAtOf) {
-      return `The open pull request proposes export ${theirs}, and without an api-key this run cannot tell whether it is newer than ${ours.jobId}; it left the pull request alone. Merge or close it, then run again.`;
+      return {
+        kind: 'keep',
+        reason: `The open pull request proposes export ${theirs}, and without an api-key this run cannot tell whether it is newer than ${ours.jobId}; it left the pull request alone. Give the step api-key, or merge or close the pull request, then run again.`
+      };
     }
     const theirsAt = await createdAtOf(theirs);
-    if (theirsAt === undefined || !(Date.parse(theirsAt) > Date.parse(ours.createdAt))) return undefined;
-    return `The open pull request proposes export ${theirs}, made ${formatUtc(theirsAt)}, newer than this run's ${ours.jobId} (made ${formatUtc(ours.createdAt)}); it was left as it is, so the review never goes back to older content.`;
-  };
+    if (theirsAt !== undefined && Date.parse(theirsAt) > Date.parse(ours.createdAt)) {
+      return {
+        kind: 'keep',
+        reason: `The open pull request proposes export ${theirs}, made ${formatUtc(theirsAt)}, newer than this run's ${ours.jobId} (made ${formatUtc(ours.createdAt)}); it was left as it is, so the review never goes back to older content.`
+      };
+    }
+  }
+  if (!proposal && deployed && deployed !== ours.jobId && createdAtOf) {
+    const deployedAt = await createdAtOf(deployed);
+    if (deployedAt !== undefined && Date.parse(deployedAt) > Date.parse(ours.createdAt)) return { kind: 'current' };
+  }
+  return undefined;
 }
 
-function defaultTitle({ domain, renewal }: PublishedBundle): string {
-  const what = renewal ? 'renew the bundle link' : 'new bundle';
-  return `Static export: ${what}${domain ? ` for ${domain}` : ''}`;
+/** True when merging changes only the link of the export production already serves. */
+function sameExport(published: PublishedBundle, deployedLink: string | undefined): boolean {
+  return deployedLink !== undefined && jobIdFromLink(deployedLink) === published.job.jobId;
 }
 
-function commitMessage(target: ConfigTarget, published: PublishedBundle): string {
-  const what = published.renewal ? 'Renew the static export link' : 'Point the deployment at a new static export';
+function defaultTitle(published: PublishedBundle, deployedLink: string | undefined): string {
+  const what = published.hosted ? 'host the bundle' : sameExport(published, deployedLink) ? 'renew the bundle link' : 'new bundle';
+  return `Static export: ${what}${published.domain ? ` for ${published.domain}` : ''}`;
+}
+
+function commitMessage(target: ConfigTarget, published: PublishedBundle, deployedLink: string | undefined): string {
+  const what = sameExport(published, deployedLink) ? 'Renew the static export link' : 'Point the deployment at a new static export';
   const link = published.hosted ? 'a URL your team hosts, which does not expire' : `a link that expires at ${published.bundle.expiresAt}`;
   return `${what} (${published.job.jobId})\n\nSets ${target.key}.bundleUrl in ${target.path} to ${link}.`;
 }
 
 /**
- * What a reviewer needs: what was exported, what changes in the file, and what merging does. It
- * holds no run-specific text (run links, relative times), so an unchanged proposal keeps an
- * unchanged body and the pull request is left alone.
+ * What a reviewer needs: what merging changes in production (against the file on the base, whatever
+ * kind of run wrote the pull request last), and by when. It holds no run-specific text (run links,
+ * relative times), so an unchanged proposal keeps an unchanged body and the pull request is left alone.
  */
-export function pullRequestBody(target: ConfigTarget, published: PublishedBundle, changes: SettingChange[]): string {
-  if (published.hosted) return hostedBody(target, published, published.hosted, changes);
+export function pullRequestBody(target: ConfigTarget, published: PublishedBundle, changes: SettingChange[], deployedLink?: string): string {
+  if (published.hosted) return hostedBody(target, published, published.hosted, changes, deployedLink);
   const { job, bundle } = published;
   const newExpiry = formatUtc(bundle.expiresAt);
+  const renewal = sameExport(published, deployedLink);
   const lines = [
-    published.renewal
+    renewal
       ? `Renews the static export link${published.domain ? ` of **${published.domain}**` : ''}: the same export, a fresh link. No page changed.`
       : `A new static export${published.domain ? ` of **${published.domain}**` : ''} is ready; this points the deployment at it.`,
     '',
@@ -157,10 +214,8 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
   if (published.domain) lines.push(`| Domain | ${published.domain} |`);
   if (published.docsCommit) lines.push(`| Docs commit | \`${published.docsCommit.sha.slice(0, 12)}\` from ${published.docsCommit.branch} |`);
   lines.push(`| Export job | \`${job.jobId}\` |`, `| Pages exported | ${job.pageCount} |`, `| Bundle size | ${formatBytes(bundle.sizeBytes)} |`);
-  if (published.renewal) {
-    const previous = published.renewal.previousLink ? linkExpiry(published.renewal.previousLink) : undefined;
-    lines.push(`| Old link expires | ${previous ? formatUtc(previous.toISOString()) : 'unknown'} |`);
-  }
+  const deployedExpiry = deployedLink ? linkExpiry(deployedLink) : undefined;
+  if (deployedExpiry) lines.push(`| Production's link expires | ${formatUtc(deployedExpiry.toISOString())} |`);
   lines.push(`| New link expires | ${newExpiry} |`, '');
   lines.push(`### What changes in \`${target.path}\``, '', '| setting | before | after |', '|---|---|---|');
   for (const change of changes) lines.push(changeRow(change));
@@ -171,6 +226,7 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
     `The deployment fetches the new bundle at its next rollout (for example \`helm upgrade … -f ${target.path}\`). ` +
       `The link expires at ${newExpiry}: roll out before then. Links are shown without their signature; the file holds the full link.`
   );
+  if (deployedExpiry) lines.push('', mergeBy(deployedExpiry));
   if (published.shortLink) lines.push('', '### ⚠️ This link may not outlive the review', '', published.shortLink);
   lines.push('', FOOTER);
   return lines.join('\n');
@@ -179,7 +235,12 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
 const FOOTER = '<sub>Opened by the static export action. It keeps this one pull request current: later runs update it rather than open another.</sub>';
 
 /** The body for a URL the team hosts: nothing expires, and the URL was fetched as a pod would. */
-function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { sha256: string; sha256Checked: boolean }, changes: SettingChange[]): string {
+/** Production keeps its own link until this is merged and rolled out: the date a reviewer must beat. */
+function mergeBy(deployedExpiry: Date): string {
+  return `**Merge and roll out before ${formatUtc(deployedExpiry.toISOString())}**, when the link production serves now expires: after that, pods that restart cannot fetch the site until this is rolled out.`;
+}
+
+function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { sha256: string; sha256Checked: boolean }, changes: SettingChange[], deployedLink?: string): string {
   const { job, bundle } = published;
   const lines = [
     `Points the deployment at export \`${job.jobId}\`${published.domain ? ` of **${published.domain}**` : ''}, hosted by your team at a URL that does not expire.`,
@@ -187,10 +248,10 @@ function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { 
     '| | |',
     '|---|---|',
     `| Export job | \`${job.jobId}\` |`,
-    `| Bundle URL | \`${bundle.bundleUrl}\` |`,
+    `| Bundle URL | \`${redactLink(bundle.bundleUrl)}\` |`,
     `| Bundle size | ${formatBytes(bundle.sizeBytes)} |`,
     `| Archive SHA-256 | \`${hosted.sha256}\` |`,
-    '| URL expires | never: nothing to renew |',
+    `| URL expires | ${bundle.expiresAt === 'never' ? 'never: nothing to renew' : formatUtc(bundle.expiresAt)} |`,
     `| Checked | an anonymous GET answered 200 with this size and gzip content${hosted.sha256Checked ? ', and the same SHA-256' : ''}, as the pods will fetch it |`,
     '',
     `### What changes in \`${target.path}\``,
@@ -203,10 +264,12 @@ function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { 
     '',
     '### What merging does',
     '',
-    `The deployment fetches the bundle from this URL at its next rollout (for example \`helm upgrade … -f ${target.path}\`). The URL does not expire, so the review and the rollout can take as long as they need.`,
-    '',
-    FOOTER
+    `The deployment fetches the bundle from this URL at its next rollout (for example \`helm upgrade … -f ${target.path}\`). ` +
+      (bundle.expiresAt === 'never' ? 'The URL does not expire, so the review and the rollout can take as long as they need.' : `The URL's own signature expires at ${formatUtc(bundle.expiresAt)}: roll out before then.`)
   );
+  const deployedExpiry = deployedLink ? linkExpiry(deployedLink) : undefined;
+  if (deployedExpiry) lines.push('', mergeBy(deployedExpiry));
+  lines.push('', FOOTER);
   return lines.join('\n');
 }
 

@@ -4,7 +4,6 @@
 import type { ExportRequest } from '../platform/static-export.ts';
 import { jobIdFromLink, linkExpiry } from '../values/link.ts';
 import { formatDuration } from '../action/format.ts';
-import { jobIdFromDurableUrl } from '../storage/durable-url.ts';
 
 export interface Validity {
   /** True when the link must be renewed now. */
@@ -13,19 +12,16 @@ export interface Validity {
   expiresAt?: Date;
   /** One line for the log and the outputs. */
   reason: string;
-  /** True when the link is a URL the team hosts (bundle-url-template): it never expires. */
+  /** True when the link is a URL without an expiry of its own (one the team hosts): it is never renewed. */
   hosted?: boolean;
 }
 
 /**
- * A link that cannot be read is due: better a fresh link than a deployment that cannot fetch. A URL
- * made from `template` (bundle-url-template) is never due: it does not expire.
+ * A signed link whose expiry cannot be read is due: better a fresh link than a deployment that
+ * cannot fetch. (A URL with neither a signature nor an expiry never reaches here: it is never renewed.)
  */
-export function checkValidity(link: string | undefined, minValidityMs: number, now = Date.now(), template?: string): Validity {
+export function checkValidity(link: string | undefined, minValidityMs: number, now = Date.now()): Validity {
   if (!link) return { due: true, reason: 'The configuration holds no bundle link yet.' };
-  if (template && jobIdFromDurableUrl(template, link)) {
-    return { due: false, hosted: true, reason: `The configuration points at ${link}, a URL your team hosts, which does not expire: nothing to renew.` };
-  }
   const expiresAt = linkExpiry(link);
   if (!expiresAt) return { due: true, reason: 'The current link does not say when it expires, so it is renewed.' };
   const left = expiresAt.getTime() - now;

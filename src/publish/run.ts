@@ -12,10 +12,10 @@ import { generateBundle, getExport } from '../platform/static-export.ts';
 import { ApiError, type ApiClient } from '../platform/transport.ts';
 import { checkDownloadPath, downloadBundle } from '../bundle/download.ts';
 import { PublishInput, PublishOutput as Output } from '../action/constants.ts';
-import { jobIdFromLink, linkSecrets } from '../values/link.ts';
-import { readSetting } from '../values/values-file.ts';
-import { type ConfigTarget, type ConfigUpdate, type ProposalContext, type PublishedBundle, readConfigFile, showChange, updateDeploymentConfig } from './proposal.ts';
-import { type BaseFile, type Octokit, readProposedFile } from '../github/pull-request.ts';
+import { jobIdFromLink, linkExpiry, linkSecrets, redactLink } from '../values/link.ts';
+import { type ConfigUpdate, type ProposalContext, type PublishedBundle, linkIn, readConfigFile, showChange, updateDeploymentConfig } from './proposal.ts';
+import { type BaseFile, type Octokit, readOpenProposal } from '../github/pull-request.ts';
+import { type DeployedGuard, guardDeployed, linkKind, settingChanges, settingsIn } from './reconcile.ts';
 import { type ExportPlan, type ExportResult, ExportFailedError, runExport } from './export.ts';
 import { formatBytes } from '../action/format.ts';
 import { InputError } from '../action/inputs.ts';
@@ -50,17 +50,22 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     if (inputs.keepArchive) await checkKeepArchivePath(PublishInput.KeepArchive, inputs.keepArchive.given, inputs.keepArchive.path);
     const current = inputs.config && octokit ? await readCurrent(octokit, inputs) : undefined;
     const currentLink = current?.link;
-    if (inputs.minValidityMs !== undefined) {
-      const validity = checkValidity(currentLink, inputs.minValidityMs, Date.now(), inputs.durable?.template);
+    if (current && currentLink && inputs.plan === 'auto' && linkKind(currentLink).kind === 'hosted') {
+      // A URL without an expiry of its own is the team's choice: no renewal replaces it.
+      await reportSkip(current, { due: false, hosted: true, reason: `${proposedOrDeployed(current)} holds ${redactLink(currentLink)}, a URL without an expiry of its own: it is never renewed, so this run changes nothing.` }, inputs);
+      return;
+    }
+    if (current && inputs.minValidityMs !== undefined) {
+      const validity = checkValidity(currentLink, inputs.minValidityMs, Date.now());
       core.info(validity.reason);
       if (!validity.due) {
-        await reportSkip(validity, inputs);
+        await reportSkip(current, validity, inputs);
         return;
       }
+      core.setOutput(Output.Skipped, 'false');
     }
-    core.setOutput(Output.Skipped, 'false');
     if (inputs.durable && octokit) {
-      await proposeHostedUrl(octokit, inputs, current!, deadline, cancellation);
+      await proposeHostedUrl(client, octokit, inputs, current!, deadline, cancellation);
       return;
     }
     plan = exportPlan(inputs, currentLink);
@@ -99,12 +104,14 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
         ? await proposeConfig(octokit, inputs, exported, {
             base: current.base,
             createdAtOf: (jobId) => exportCreatedAt(client, jobId),
-            renewal: renewal ? { previousLink: currentLink } : undefined,
+            renewal,
             shortLink: shortLink?.note,
             docsCommit
           })
         : undefined;
-    await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined, shortLink?.message, site, docsCommit);
+    const guard = config ? guardProduction(inputs, config.baseBranch, config.deployedLink, config.pending ? config : undefined) : undefined;
+    await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined, shortLink?.message, site, docsCommit, guard);
+    if (guard?.level === 'fail') core.setFailed(guard.message!);
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;
     if (jobId) core.setOutput(Output.JobId, jobId);
@@ -155,34 +162,60 @@ async function download(client: ApiClient, exported: ExportResult, inputs: Publi
 }
 
 interface CurrentConfig {
-  /** The values file on the base branch. */
+  /** The values file on the base branch: what is deployed. */
   base: BaseFile & { text: string };
   /** The link to judge and renew: the open pull request's, when one proposes a link, else the base's. */
   link?: string;
+  /** The open pull request, when one changes what is deployed. */
+  pending?: { number: number; url: string };
 }
 
 /**
- * Reads the values file on the base (a missing or malformed one fails before any export). A renewal
- * (job-id: auto, min-validity) judges the link the open pull request proposes, when there is one:
- * renewing the base's older export would push a newer, unmerged one out of review.
+ * Reads what is deployed (the values file on the base: a missing or malformed one fails before any
+ * export) and what is proposed (the open pull request). A renewal judges the link the pull request
+ * proposes, when there is one: renewing the base's older export would push a newer, unmerged one out
+ * of review. The deployed link is judged on its own, by the guard.
  */
 async function readCurrent(octokit: Octokit, inputs: PublishInputs): Promise<CurrentConfig> {
   const target = inputs.config!;
   const base = await readConfigFile(octokit, target);
-  const baseLink = linkIn(target, base.text);
-  if (inputs.plan !== 'auto' && inputs.minValidityMs === undefined) return { base, link: baseLink };
-  const proposed = await readProposedFile(octokit, target.repo, target.prBranch, target.path);
-  const proposedLink = proposed && linkIn(target, proposed.text);
-  if (!proposed || !proposedLink || proposedLink === baseLink) return { base, link: baseLink };
-  core.info(`Pull request #${proposed.number} proposes ${jobIdFromLink(proposedLink) ?? 'another link'}, not yet merged: judging and renewing that link, not the one on ${base.branch}.`);
-  return { base, link: proposedLink };
+  // A file this action cannot edit (malformed, the block behind an alias) fails here, before any export.
+  const deployed = settingsIn(target.path, base.text, target.key);
+  const baseLink = typeof deployed.bundleUrl === 'string' && deployed.bundleUrl !== '' ? deployed.bundleUrl : undefined;
+  if (baseLink) maskLink(baseLink);
+  const proposed = await readOpenProposal(octokit, target.repo, target.prBranch, base, target.path);
+  const proposedLink = linkIn(target, proposed?.text);
+  if (proposedLink) maskLink(proposedLink);
+  const pending = proposed && proposesChange(target, base.text, proposed.text) ? { number: proposed.number, url: proposed.url } : undefined;
+  if (!proposed || !proposedLink || proposedLink === baseLink) return { base, link: baseLink, pending };
+  if (inputs.plan === 'auto' || inputs.minValidityMs !== undefined) {
+    core.info(`Pull request #${proposed.number} proposes ${jobIdFromLink(proposedLink) ?? redactLink(proposedLink)}, not yet merged: judging and renewing that link; the one on ${base.branch} is judged by the guard.`);
+  }
+  return { base, link: proposedLink, pending };
 }
 
-function linkIn(target: ConfigTarget, text: string): string | undefined {
-  const link = readSetting(target.path, text, target.key, 'bundleUrl');
-  if (typeof link !== 'string' || link === '') return undefined;
-  maskLink(link);
-  return link;
+/** True when merging the pull request's file would change production's settings (a file it cannot read counts as a change). */
+function proposesChange(target: { path: string; key: string }, deployed: string, proposed: string | undefined): boolean {
+  if (proposed === undefined) return false;
+  try {
+    return settingChanges(target.path, target.key, deployed, proposed).length > 0;
+  } catch {
+    return true;
+  }
+}
+
+function proposedOrDeployed(current: CurrentConfig): string {
+  return current.pending ? `Pull request #${current.pending.number}` : `${current.base.branch}`;
+}
+
+/** The guard on the link production serves, with its outputs and its annotation. */
+function guardProduction(inputs: PublishInputs, baseBranch: string, deployedLink: string | undefined, pending: { number?: number; url?: string } | undefined): DeployedGuard {
+  const target = inputs.config!;
+  const guard = guardDeployed({ deployedLink, pending, path: target.path, baseBranch, marginMs: inputs.linkMarginMs, now: Date.now() });
+  const kind = deployedLink ? linkKind(deployedLink) : undefined;
+  core.setOutput(Output.DeployedExpiresAt, guard.expiresAt ? guard.expiresAt.toISOString() : kind?.kind === 'hosted' ? 'never' : '');
+  if (guard.level === 'warn') core.warning(guard.message!);
+  return guard;
 }
 
 /** The platform's createdAt of an export, to order proposals; undefined when the job is gone. */
@@ -204,14 +237,21 @@ function exportPlan(inputs: PublishInputs, currentLink: string | undefined): Exp
   return plan;
 }
 
-async function reportSkip(validity: Validity, inputs: PublishInputs): Promise<void> {
+async function reportSkip(current: CurrentConfig, validity: Validity, inputs: PublishInputs): Promise<void> {
   core.setOutput(Output.Skipped, 'true');
   core.setOutput(Output.SkipReason, validity.reason);
   if (validity.hosted) core.setOutput(Output.ExpiresAt, 'never');
   if (validity.expiresAt) core.setOutput(Output.ExpiresAt, validity.expiresAt.toISOString());
-  core.setOutput(Output.ConfigChanged, 'false');
+  core.setOutput(Output.ConfigChanged, String(current.pending !== undefined));
   core.setOutput(Output.PullRequestOperation, 'none');
-  await writeSkipSummary(validity, inputs.config!, inputs.domain);
+  // A run that leaves the pull request as it is still names it.
+  if (current.pending) {
+    core.setOutput(Output.PullRequestNumber, String(current.pending.number));
+    core.setOutput(Output.PullRequestUrl, current.pending.url);
+  }
+  const guard = guardProduction(inputs, current.base.branch, linkIn(inputs.config!, current.base.text), current.pending);
+  await writeSkipSummary(validity, inputs.config!, inputs.domain, { baseBranch: current.base.branch, pending: current.pending, guard });
+  if (guard.level === 'fail') core.setFailed(guard.message!);
 }
 
 /**
@@ -219,7 +259,7 @@ async function reportSkip(validity: Validity, inputs: PublishInputs): Promise<vo
  * the team's storage. Check that the URL serves that archive to anyone, as a pod would fetch it,
  * then propose it. Nothing is sent to the platform.
  */
-async function proposeHostedUrl(octokit: Octokit, inputs: PublishInputs, current: CurrentConfig, deadline: Deadline, cancellation: Cancellation): Promise<void> {
+async function proposeHostedUrl(client: ApiClient, octokit: Octokit, inputs: PublishInputs, current: CurrentConfig, deadline: Deadline, cancellation: Cancellation): Promise<void> {
   const currentLink = current.link;
   const hosted = inputs.durable!;
   const plan = inputs.plan;
@@ -228,7 +268,10 @@ async function proposeHostedUrl(octokit: Octokit, inputs: PublishInputs, current
   if (!jobId) throw new InputError(PublishInput.JobId, 'auto found no export job id in the link in config-path. Give the job-id output of the step that exported and kept the archive.');
   const archive = await readArchive(PublishInput.ArchivePath, hosted.archive.path);
   const url = durableUrl(hosted.template, jobId);
-  core.info(`Checking ${url} as a pod would fetch it (a GET without credentials)…`);
+  // A signed template (an Azure SAS, a presigned URL of the team's) is masked and expires like the platform's links.
+  maskLink(url);
+  const expiresAt = linkExpiry(url)?.toISOString() ?? 'never';
+  core.info(`Checking ${redactLink(url)} as a pod would fetch it (a GET without credentials)…`);
   const check = await checkAsPod(url, {
     expectedBytes: archive.bytes,
     sha256: hosted.checkSha256 ? archive.sha256 : undefined,
@@ -237,23 +280,31 @@ async function proposeHostedUrl(octokit: Octokit, inputs: PublishInputs, current
     log: (line) => core.info(line),
     requestTimeoutMs: inputs.requestTimeoutMs
   });
-  core.info(`${url} answers 200 to anyone: ${formatBytes(check.bytes)} of gzip${check.sha256Checked ? ', the same SHA-256 as the kept archive' : ''}.`);
+  core.info(`${redactLink(url)} answers 200 to anyone: ${formatBytes(check.bytes)} of gzip${check.sha256Checked ? ', the same SHA-256 as the kept archive' : ''}.`);
+  // With an api-key the platform says when the export was made, so the order rule can compare it with
+  // an open proposal; without one, a proposal of another export is left alone (see proposal.ts).
   const now = new Date().toISOString();
+  const job = inputs.apiKey ? await getExport(client, jobId) : { jobId, status: 'completed' as const, progress: 100, pageCount: 0, createdAt: now, updatedAt: now };
   const exported: ExportResult = {
-    job: { jobId, status: 'completed', progress: 100, pageCount: 0, createdAt: now, updatedAt: now },
-    bundle: { jobId, bundleUrl: url, sizeBytes: archive.bytes, expiresAt: 'never' },
+    job,
+    bundle: { jobId, bundleUrl: url, sizeBytes: archive.bytes, expiresAt },
     started: false,
     waitedMs: 0
   };
   core.setOutput(Output.JobId, jobId);
   core.setOutput(Output.BundleUrl, url);
-  core.setOutput(Output.ExpiresAt, 'never');
+  core.setOutput(Output.ExpiresAt, expiresAt);
   core.setOutput(Output.SizeBytes, String(archive.bytes));
   core.setOutput(Output.ArchivePath, hosted.archive.path);
   core.setOutput(Output.ArchiveSha256, archive.sha256);
-  // No api-key here: the platform cannot be asked which export is newer (the order rule then keeps an open proposal of another export).
-  const update = await proposeConfig(octokit, inputs, exported, { base: current.base, hosted: { sha256: archive.sha256, sha256Checked: check.sha256Checked } });
-  await writeHostedSummary(url, archive, check.sha256Checked, { target: inputs.config!, update });
+  const update = await proposeConfig(octokit, inputs, exported, {
+    base: current.base,
+    createdAtOf: inputs.apiKey ? (id) => exportCreatedAt(client, id) : undefined,
+    hosted: { sha256: archive.sha256, sha256Checked: check.sha256Checked }
+  });
+  const guard = guardProduction(inputs, update.baseBranch, update.deployedLink, update.pending ? update : undefined);
+  await writeHostedSummary(url, expiresAt, archive, check.sha256Checked, { target: inputs.config!, update }, guard);
+  if (guard.level === 'fail') core.setFailed(guard.message!);
 }
 
 async function proposeConfig(

@@ -5,6 +5,7 @@ import type { ExportJob } from '../platform/static-export.ts';
 import { redactLink } from '../values/link.ts';
 import type { ConfigTarget, ConfigUpdate } from './proposal.ts';
 import type { Validity } from './renewal.ts';
+import type { DeployedGuard } from './reconcile.ts';
 import type { ExportResult } from './export.ts';
 import { escapeHtml, formatBytes, formatDuration, formatInstant } from '../action/format.ts';
 
@@ -29,10 +30,12 @@ export async function writePublishSummary(
   config?: ConfigSummary,
   shortLink?: string,
   site?: DownloadedSite,
-  docsCommit?: { sha: string; branch: string }
+  docsCommit?: { sha: string; branch: string },
+  guard?: DeployedGuard
 ): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   const { job, bundle } = result;
+  addGuard(guard);
   core.summary
     .addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${job.status}`, 2)
     .addTable([
@@ -58,6 +61,13 @@ export async function writePublishSummary(
   await core.summary.write();
 }
 
+/** Production at risk comes first: it is what the reader must act on. */
+function addGuard(guard: DeployedGuard | undefined): void {
+  if (!guard?.message || guard.level === 'ok') return;
+  const what = guard.level === 'fail' ? '🛑 <strong>Production is about to lose its site.</strong>' : '⚠️ <strong>Production\'s link runs out before long.</strong>';
+  core.summary.addRaw(`<p>${what} ${escapeHtml(guard.message)}</p>`, true);
+}
+
 function addConfigSection({ target, update }: ConfigSummary): void {
   const where = `<code>${escapeHtml(target.path)}</code> in ${escapeHtml(`${target.repo.owner}/${target.repo.repo}`)}`;
   core.summary.addHeading('Deployment configuration', 3);
@@ -66,7 +76,8 @@ function addConfigSection({ target, update }: ConfigSummary): void {
     return;
   }
   if (update.kept) {
-    core.summary.addRaw(`<p>Nothing proposed: ${escapeHtml(update.kept)}</p>`, true);
+    const pull = update.url ? ` <a href="${escapeHtml(update.url)}">Pull request #${update.number}</a> is unchanged.` : '';
+    core.summary.addRaw(`<p>Nothing proposed: ${escapeHtml(update.kept)}${pull}</p>`, true);
     return;
   }
   if (target.dryRun) {
@@ -106,11 +117,19 @@ export async function writeFailureSummary(failure: {
 }
 
 /** A run that proposed a URL the team hosts (bundle-url-template). */
-export async function writeHostedSummary(url: string, archive: { sha256: string; bytes: number }, sha256Checked: boolean, config: ConfigSummary): Promise<void> {
+export async function writeHostedSummary(
+  url: string,
+  expiresAt: string,
+  archive: { sha256: string; bytes: number },
+  sha256Checked: boolean,
+  config: ConfigSummary,
+  guard?: DeployedGuard
+): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
+  addGuard(guard);
   core.summary.addHeading(`Static export: bundle hosted by your team`, 2).addTable([
-    [{ data: 'URL', header: true }, `<code>${escapeHtml(url)}</code>`],
-    [{ data: 'Expires', header: true }, 'never'],
+    [{ data: 'URL', header: true }, `<code>${escapeHtml(redactLink(url))}</code>`],
+    [{ data: 'Expires', header: true }, expiresAt === 'never' ? 'never' : formatInstant(expiresAt)],
     [{ data: 'Size', header: true }, formatBytes(archive.bytes)],
     [{ data: 'SHA-256', header: true }, `<code>${archive.sha256}</code>`],
     [{ data: 'Checked as a pod', header: true }, `200 without credentials, right size, gzip${sha256Checked ? ', same SHA-256' : ''}`]
@@ -119,23 +138,23 @@ export async function writeHostedSummary(url: string, archive: { sha256: string;
   await core.summary.write();
 }
 
-export async function writeSkipSummary(validity: Validity, target: ConfigTarget, domain: string | undefined): Promise<void> {
+export async function writeSkipSummary(
+  validity: Validity,
+  target: ConfigTarget,
+  domain: string | undefined,
+  facts: { baseBranch: string; link?: string; pending?: { number: number; url: string }; guard: DeployedGuard }
+): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
-  if (validity.hosted) {
-    await core.summary
-      .addHeading(`Static export${domain ? ` of ${domain}` : ''}: hosted URL, nothing to renew`, 2)
-      .addRaw(`<p>${escapeHtml(validity.reason)}</p>`, true)
-      .addRaw('<p>No request was sent to the platform and no pull request was touched.</p>', true)
-      .write();
-    return;
-  }
+  addGuard(facts.guard);
+  const judged = facts.pending ? `The link that <a href="${escapeHtml(facts.pending.url)}">pull request #${facts.pending.number}</a> proposes` : `The link in <code>${escapeHtml(target.path)}</code> on <code>${escapeHtml(facts.baseBranch)}</code>`;
+  const expires = validity.hosted ? 'never expires' : `expires ${validity.expiresAt ? escapeHtml(formatInstant(validity.expiresAt.toISOString())) : 'at an unknown time'}`;
+  const deployed = facts.pending
+    ? ` Production (<code>${escapeHtml(target.path)}</code> on <code>${escapeHtml(facts.baseBranch)}</code>) keeps its own link until the pull request is merged${facts.guard.expiresAt ? `; that link expires ${escapeHtml(formatInstant(facts.guard.expiresAt.toISOString()))}` : ''}.`
+    : '';
   await core.summary
-    .addHeading(`Static export${domain ? ` of ${domain}` : ''}: link still valid, nothing to do`, 2)
+    .addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${validity.hosted ? 'hosted URL, nothing to renew' : 'link still valid, nothing to do'}`, 2)
     .addRaw(`<p>${escapeHtml(validity.reason)}</p>`, true)
-    .addRaw(
-      `<p>The link in <code>${escapeHtml(target.path)}</code> expires ${validity.expiresAt ? escapeHtml(formatInstant(validity.expiresAt.toISOString())) : 'at an unknown time'}. No request was sent to the platform and no pull request was touched.</p>`,
-      true
-    )
+    .addRaw(`<p>${judged} ${expires}.${deployed} No request was sent to the platform and no pull request was touched.</p>`, true)
     .write();
 }
 
