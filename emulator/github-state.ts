@@ -454,34 +454,47 @@ export class GitHubState {
    */
   mergePull(repo: Repository, number: string, method: MergeMethod, token = ''): { sha: string } {
     const pull = this.findPull(repo, number);
-    if (pull.state !== 'open') throw new ApiError(405, 'Pull Request is not mergeable');
     if (!this.policy.mergeMethods.includes(method)) throw new ApiError(405, `${method[0]!.toUpperCase()}${method.slice(1)} merges are not allowed on this repository.`);
+    const sha = this.mergedCommit(repo, pull, method, token);
+    repo.branches.set(pull.base, sha);
+    pull.state = 'closed';
+    pull.merged = true;
+    return { sha };
+  }
+
+  /** The files the base would hold after merging by `method`, or GitHub's refusal; nothing moves. */
+  previewMerge(fullName: string, number: number, method: MergeMethod): Record<string, string> | string {
+    const repo = this.mustRepo(fullName);
+    try {
+      return { ...this.filesOf(repo, this.mergedCommit(repo, this.findPull(repo, String(number)), method, '')) };
+    } catch (error) {
+      if (error instanceof ApiError) return error.message;
+      throw error;
+    }
+  }
+
+  /** The commit a merge by `method` would put on the base (stored, not yet on any branch). */
+  private mergedCommit(repo: Repository, pull: EmulatedPull, method: MergeMethod, token: string): string {
+    if (pull.state !== 'open') throw new ApiError(405, 'Pull Request is not mergeable');
     const baseSha = repo.branches.get(pull.base) as string;
     const headSha = repo.branches.get(pull.head);
     if (!headSha) throw new ApiError(405, 'Pull Request is not mergeable');
     const common = mergeBase(repo, baseSha, headSha) as string;
     const merged = mergeTrees(this.filesOf(repo, baseSha), this.filesOf(repo, common), this.filesOf(repo, headSha));
     if (!merged) throw new ApiError(405, 'Pull Request is not mergeable');
-    const title = `${pull.title} (#${pull.number})`;
-    let sha: string;
     if (method === 'merge') {
-      sha = this.storeCommit(repo, this.storeTree(repo, merged), [baseSha, headSha], `Merge pull request #${pull.number} from ${repo.owner}/${pull.head}\n\n${pull.title}`, token).sha;
-    } else if (method === 'squash') {
-      sha = this.storeCommit(repo, this.storeTree(repo, merged), [baseSha], title, token).sha;
-    } else {
-      sha = baseSha;
-      for (const commit of commitsBetween(repo, baseSha, headSha)) {
-        if (commit.parents.length !== 1) continue; // merge commits are dropped
-        const replayed = mergeTrees(this.filesOf(repo, sha), this.filesOf(repo, commit.parents[0] as string), this.filesOf(repo, commit.sha));
-        if (!replayed) throw new ApiError(405, "This branch can't be rebased");
-        sha = this.storeCommit(repo, this.storeTree(repo, replayed), [sha], commit.message, token).sha;
-      }
-      if (!sameFiles(this.filesOf(repo, sha), merged)) throw new ApiError(405, "This branch can't be rebased");
+      return this.storeCommit(repo, this.storeTree(repo, merged), [baseSha, headSha], `Merge pull request #${pull.number} from ${repo.owner}/${pull.head}\n\n${pull.title}`, token).sha;
     }
-    repo.branches.set(pull.base, sha);
-    pull.state = 'closed';
-    pull.merged = true;
-    return { sha };
+    if (method === 'squash') return this.storeCommit(repo, this.storeTree(repo, merged), [baseSha], `${pull.title} (#${pull.number})`, token).sha;
+    let sha = baseSha;
+    for (const commit of commitsBetween(repo, baseSha, headSha)) {
+      if (commit.parents.length !== 1) continue; // merge commits are dropped
+      const replayed = mergeTrees(this.filesOf(repo, sha), this.filesOf(repo, commit.parents[0] as string), this.filesOf(repo, commit.sha));
+      if (!replayed) throw new ApiError(405, "This branch can't be rebased");
+      sha = this.storeCommit(repo, this.storeTree(repo, replayed), [sha], commit.message, token).sha;
+    }
+    if (!sameFiles(this.filesOf(repo, sha), merged)) throw new ApiError(405, "This branch can't be rebased");
+    return sha;
   }
 
   /** The "Update branch" button: the base merged into the pull request's branch, a merge commit by the person who clicked. */

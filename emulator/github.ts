@@ -22,6 +22,8 @@ export interface GitHubEmulator {
   closePull(fullName: string, number: number): void;
   /** A person merges the pull request by a method the repository allows; throws GitHub's refusal. */
   mergePull(fullName: string, number: number, method: MergeMethod): string;
+  /** What merging by `method` would leave on the base, or GitHub's refusal; nothing moves. */
+  previewMerge(fullName: string, number: number, method: MergeMethod): Record<string, string> | string;
   /** A person clicks "Update branch": the base is merged into the pull request's branch. */
   updateBranch(fullName: string, number: number): string;
   setPolicy(p: Partial<Policy>): void;
@@ -519,6 +521,7 @@ export async function startGitHubEmulator(options: Partial<Policy> = {}): Promis
     pulls: (fullName) => state.pulls(fullName),
     closePull: (fullName, number) => state.closePull(fullName, number),
     mergePull: (fullName, number, method) => state.mergePull(state.mustRepo(fullName), String(number), method).sha,
+    previewMerge: (fullName, number, method) => state.previewMerge(fullName, number, method),
     updateBranch: (fullName, number) => state.updateBranch(state.mustRepo(fullName), String(number)).sha,
     setPolicy: (p) => state.setPolicy(p),
     addFault(fault) {

@@ -238,7 +238,8 @@ export class PlatformState {
   readonly exportJobs = new Map<string, ExportJobRecord>();
   readonly agentJobs = new Map<string, AgentJobRecord>();
   readonly agentLimit: number;
-  private readonly linkTtlSeconds: number;
+  /** How long the links generated from now on live; a test may change it between links. */
+  linkTtlSeconds: number;
   private readonly agentRunMs: number;
   private readonly agentOutcome: AgentOutcome;
   private readonly analyticsLimit: number;

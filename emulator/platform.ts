@@ -51,6 +51,7 @@ export interface PlatformEmulator {
   /** Pushes and the platform's deployments: `deployments.push(branch, sha)`, `deployments.arm(fault)`. */
   deployments: Deployments;
   profile: JobProfile; // read when a job starts, so a test may change it between jobs
+  linkTtlSeconds: number; // read when a link is generated
   /** `archive`: the bytes the job's bundle link serves, as they are (any format, any content). */
   seedExportJob(input: { domain: string; status?: 'completed'; createdAt?: number; archive?: Buffer }): string;
   seedAgentJob(input: { projectId: string; outcome?: AgentOutcome; runMs?: number; prompt?: string; createdAt?: number }): string;
@@ -431,6 +432,12 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
     },
     set profile(profile) {
       state.profile = profile;
+    },
+    get linkTtlSeconds() {
+      return state.linkTtlSeconds;
+    },
+    set linkTtlSeconds(seconds) {
+      state.linkTtlSeconds = seconds;
     },
     addFault(fault) {
       faults.arm(fault);
