@@ -320,7 +320,10 @@ describe('patchValuesFile errors', () => {
   it('refuses a YAML file with more than one document', () => {
     const error = thrown(() => patchValuesFile('values.yaml', 'a: 1\n---\nb: 2\n', 'staticExport', settings));
 
-    expect(error.message).toBe('values.yaml:2: not valid YAML: the file holds more than one document');
+    expect(error.message).toBe(
+      'values.yaml:2: not valid YAML: a second YAML document starts with the marker --- on line 2. ' +
+        'A values file holds one document: delete that marker and keep everything in one mapping, or move what follows it to a file of its own, then run again'
+    );
   });
 
   it('names the line of malformed JSON', () => {

@@ -13,7 +13,7 @@ import { ApiError, type ApiClient } from '../platform/transport.ts';
 import { checkDownloadPath, downloadBundle } from '../bundle/download.ts';
 import { PublishInput, PublishOutput as Output } from '../action/constants.ts';
 import { jobIdFromLink, linkSecrets } from '../values/link.ts';
-import { readSetting } from '../values/values-file.ts';
+import { checkPatchable, readSetting } from '../values/values-file.ts';
 import { type ConfigTarget, type ConfigUpdate, type ProposalContext, type PublishedBundle, readConfigFile, showChange, updateDeploymentConfig } from './proposal.ts';
 import { type BaseFile, type Octokit, readProposedFile } from '../github/pull-request.ts';
 import { type ExportPlan, type ExportResult, ExportFailedError, runExport } from './export.ts';
@@ -169,6 +169,8 @@ interface CurrentConfig {
 async function readCurrent(octokit: Octokit, inputs: PublishInputs): Promise<CurrentConfig> {
   const target = inputs.config!;
   const base = await readConfigFile(octokit, target);
+  // The edit itself is tried now, with a placeholder link, so a file it cannot make fails before any export.
+  checkPatchable(target.path, base.text, target.key, inputs.version);
   const baseLink = linkIn(target, base.text);
   if (inputs.plan !== 'auto' && inputs.minValidityMs === undefined) return { base, link: baseLink };
   const proposed = await readProposedFile(octokit, target.repo, target.prBranch, target.path);
