@@ -70,16 +70,16 @@ export function patchValuesFile(
   const result = formatOf(file) === 'yaml' ? patchYaml(file, text, path, wanted) : patchJson(file, text, path, wanted);
 
   // The edits are made by hand on the text, so read the result back before anyone commits it.
+  let read: (name: string) => unknown;
+  try {
+    read = settingsIn(file, result.text, configKey);
+  } catch (error) {
+    if (!(error instanceof ConfigFileError)) throw error;
+    const where = error.line === undefined ? '' : `line ${error.line} of the edited file: `;
+    throw new EditFaultError(file, configKey, `${where}${error.problem}`);
+  }
   for (const [name, value] of wanted) {
-    let read: unknown;
-    try {
-      read = readSetting(file, result.text, configKey, name);
-    } catch (error) {
-      if (!(error instanceof ConfigFileError)) throw error;
-      const where = error.line === undefined ? '' : `line ${error.line} of the edited file: `;
-      throw new EditFaultError(file, configKey, `${where}${error.problem}`);
-    }
-    if (read !== value) throw new EditFaultError(file, configKey, `${configKey}.${name} reads ${JSON.stringify(read)}`);
+    if (read(name) !== value) throw new EditFaultError(file, configKey, `${configKey}.${name} reads ${JSON.stringify(read(name))}`);
   }
   return result;
 }
@@ -97,19 +97,29 @@ export function checkPatchable(file: string, text: string, configKey: string, ve
 }
 
 export function readSetting(file: string, text: string, configKey: string, name: string): unknown {
+  return settingsIn(file, text, configKey)(name);
+}
+
+/** Reads the file once; the function then gives each setting of the block (undefined when absent). */
+function settingsIn(file: string, text: string, configKey: string): (name: string) => unknown {
   const path = keyPath(file, configKey);
   if (formatOf(file) === 'yaml') {
     const yaml = parseYaml(file, text);
     const place = locateYaml(yaml, path);
-    if (place.kind !== 'found') return undefined;
-    const node = findPair(place.map, name)?.value;
-    return isNode(node) ? node.toJS(yaml.doc) : node;
+    if (place.kind !== 'found') return () => undefined;
+    return (name) => {
+      const node = findPair(place.map, name)?.value;
+      return isNode(node) ? node.toJS(yaml.doc) : node;
+    };
   }
   const tree = parseJson(file, text);
   const place = locateJson(file, text, tree, path);
-  if (place.block === undefined) return undefined;
-  const node = findNodeAtLocation(place.block, [name]);
-  return node === undefined ? undefined : getNodeValue(node);
+  const block = place.block;
+  if (block === undefined) return () => undefined;
+  return (name) => {
+    const node = findNodeAtLocation(block, [name]);
+    return node === undefined ? undefined : getNodeValue(node);
+  };
 }
 
 function keyPath(file: string, configKey: string): string[] {
