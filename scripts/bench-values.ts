@@ -3,8 +3,9 @@
 // the edit twice: once with a placeholder link before the export (checkPatchable), once for real.
 // Each figure is one edit (patchValuesFile, which parses, edits and reads the result back): the
 // first call in this process (cold: the code not yet optimised by the engine), then the median and
-// the slowest of ROUNDS more. The budget is well under a second for the largest file; the script
-// exits with 1 when any edit takes a second or more.
+// the slowest of ROUNDS more. The budget: the largest file's cold edit and its median well under a
+// second; the script exits with 1 when either takes a second or more. (The slowest round is shown,
+// not judged: on a shared machine it measures the neighbours as much as the edit.)
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { patchValuesFile } from '../src/values/values-file.ts';
@@ -35,12 +36,12 @@ const ms = (value: number) => `${value.toFixed(1)} ms`;
 console.log(`Values-file edit (new top-level block), ${ROUNDS} rounds after a cold first call; ${availableParallelism()} cores, load ${loadavg()[0].toFixed(2)}:\n`);
 console.log('| file | size | cold | median | slowest |');
 console.log('|---|---|---|---|---|');
-let worst = 0;
+let largest: { cold: number; median: number } | undefined;
 for (const { name, text } of files) {
   const cold = timeOnce(text, name);
   const warm = Array.from({ length: ROUNDS }, () => timeOnce(text, name));
-  worst = Math.max(worst, cold, ...warm);
+  largest ??= { cold, median: median(warm) };
   console.log(`| ${name.replace(/__values\.yaml$/, '').replaceAll('__', '/')} | ${(text.length / 1024).toFixed(0)} KB | ${ms(cold)} | ${ms(median(warm))} | ${ms(Math.max(...warm))} |`);
 }
-console.log(`\nSlowest edit: ${ms(worst)} (budget: under ${BUDGET_MS} ms).`);
-if (worst >= BUDGET_MS) process.exitCode = 1;
+console.log(`\nThe largest file (${files[0].name}): ${ms(largest!.cold)} cold, ${ms(largest!.median)} median (budget: well under ${BUDGET_MS} ms).`);
+if (Math.max(largest!.cold, largest!.median) >= BUDGET_MS) process.exitCode = 1;
