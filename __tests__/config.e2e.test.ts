@@ -11,6 +11,7 @@ const BUNDLE = 'dist/index.js';
 const REPO = 'acme/deploy';
 const TOKEN = 'ghs_emulator_token';
 const fixture = (name: string) => readFileSync(`__tests__/fixtures/config/${name}`, 'utf8');
+const realValues = (name: string) => readFileSync(`__tests__/fixtures/values-real/${name}`, 'utf8');
 const OLD_LINK = /"https:\/\/mintlify-static-exports\.s3\.amazonaws\.com\/se_3f9a2c1b8e7d4a06\/bundle\.tar\.gz\?[^"]+"/;
 
 let platform: PlatformEmulator;
@@ -130,6 +131,23 @@ describe('the configuration pull request', () => {
     );
   });
 
+  it("a real chart's file that ends with the document end marker ... (openstack-helm's ceilometer): the block goes before it, and is proposed", async () => {
+    const ceilometer = realValues('openstack__openstack-helm__ceilometer__values.yaml');
+    expect(ceilometer.endsWith('\n...\n')).toBe(true);
+    github.commitOnBranch(REPO, 'main', { 'ceilometer/values.yaml': ceilometer }, 'Add the ceilometer values');
+    const job = platform.seedExportJob({ domain: 'docs.example.com' });
+    const result = await run({ 'job-id': job, domain: 'docs.example.com', 'config-path': 'ceilometer/values.yaml' });
+    expect(result.code).toBe(0);
+    expect(result.outputs).toMatchObject({ 'config-changed': 'true', 'pull-request-operation': 'created' });
+    const [pull] = github.pulls(REPO);
+    expect(pull).toMatchObject({ head: 'static-export/docs.example.com', state: 'open' });
+    // Every byte of the chart's file is kept; the block sits where the document's content ends.
+    expect(github.fileAt(REPO, pull.head, 'ceilometer/values.yaml')).toBe(
+      `${ceilometer.slice(0, -'...\n'.length)}\nstaticExport:\n  enabled: true\n  bundleUrl: "${result.outputs['bundle-url']}"\n...\n`
+    );
+    expect(pull.body).toContain('| `staticExport.bundleUrl` | (not set) |');
+  });
+
   it('dry run: shows the change and writes nothing', async () => {
     const job = platform.seedExportJob({ domain: 'docs.example.com' });
     const result = await run({ 'job-id': job, domain: 'docs.example.com', 'dry-run': 'true' });
@@ -160,6 +178,30 @@ describe('nothing is written when it should not be', () => {
     expect(result.log).toContain('::error::deploy/values.yaml:4: "staticExport" is an alias (*exportDefaults) of the anchor &exportDefaults on line 1');
     expect(writes()).toEqual([]);
     expect(platform.requests.filter((r) => r.route === 'start')).toHaveLength(0);
+  });
+
+  it("a real chart's file with a duplicate key is refused before any export, naming the key and both lines", async () => {
+    github.commitOnBranch(REPO, 'main', { 'helm/values.yaml': realValues('06-no-signal__solo__helm__values.yaml') }, 'Add the values');
+    github.requests.length = 0;
+    const result = await run({ domain: 'docs.example.com', 'config-path': 'helm/values.yaml' });
+    expect(result.code).toBe(1);
+    expect(result.log).toContain(
+      '::error::helm/values.yaml:43: not valid YAML: duplicate key "databases" on line 43, first on line 34. Helm would keep only the last one and drop the first without a word. Keep the one you mean'
+    );
+    expect(writes()).toEqual([]);
+    expect(platform.requests).toEqual([]);
+  });
+
+  it('an edit the action would get wrong fails before any export, as the action’s fault and not the file’s', async () => {
+    // Under YAML 1.1 a plain `on` reads as true: the edit, kept plain, would not read back as written.
+    const text = '%YAML 1.1\n---\nstaticExport:\n  enabled: true\n  bundleUrl: https://old.example/b.tar.gz\n  version: v1\n';
+    github.commitOnBranch(REPO, 'main', { 'deploy/values.yaml': text }, 'YAML 1.1');
+    github.requests.length = 0;
+    const result = await run({ domain: 'docs.example.com', version: 'on' });
+    expect(result.code).toBe(1);
+    expect(result.log).toContain("::error::deploy/values.yaml: the action's edit of staticExport gave a file it cannot read back (staticExport.version reads back as true, not as written). This is a fault of the action, not of your file");
+    expect(writes()).toEqual([]);
+    expect(platform.requests).toEqual([]);
   });
 
   it('a one-line JSON file stays on one line when version is added', async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { ConfigFileError, patchValuesFile, readSetting } from '../src/values/values-file.ts';
+import { checkPatchable, ConfigFileError, EditFaultError, patchValuesFile, readSetting } from '../src/values/values-file.ts';
 
 function fixture(name: string): string {
   return readFileSync(new URL(`./fixtures/config/${name}`, import.meta.url), 'utf8');
@@ -231,6 +231,57 @@ describe('patchValuesFile creating the block', () => {
   });
 });
 
+describe('where a new block goes: where the document content ends', () => {
+  const block = (indent = '  ') => `staticExport:\n${indent}enabled: true\n${indent}bundleUrl: "u"\n`;
+  const add = (text: string, key = 'staticExport') => patchValuesFile('values.yaml', text, key, { bundleUrl: 'u' }).text;
+
+  it('before the document end marker ..., not after it where it would start a second document', () => {
+    expect(add('a: 1\n...\n')).toBe(`a: 1\n\n${block()}...\n`);
+    expect(add('a: 1\n...')).toBe(`a: 1\n\n${block()}...`);
+    expect(add('a: 1\r\n...\r\n')).toBe(`a: 1\r\n\r\n${block().replaceAll('\n', '\r\n')}...\r\n`);
+  });
+
+  it('keeps what follows the ... marker after it', () => {
+    expect(add('a: 1\n...\n# written after the document\n')).toBe(`a: 1\n\n${block()}...\n# written after the document\n`);
+  });
+
+  it('in a file shaped like openstack-helm’s: a licence header, ---, anchors and merge keys, commented-out lines, ...', () => {
+    const text =
+      '# Licensed under the Apache License, Version 2.0\n\n---\nrelease_group: null\nconf: &conf\n  a: 1\nother:\n  <<: *conf\n  b: 2\n' +
+      '  # secretObjects:\n  # - data:\n  #   - key: client_id\n...\n';
+
+    expect(add(text)).toBe(text.replace('\n...\n', `\n\n${block()}...\n`));
+  });
+
+  it('after comments right below the last entry, and commented-out lines indented under it', () => {
+    expect(add('a: []\n# Examples:\n# a:\n# - x\n')).toBe(`a: []\n# Examples:\n# a:\n# - x\n\n${block()}`);
+    expect(add('a:\n  b: 1\n\n  # c: 2\n')).toBe(`a:\n  b: 1\n\n  # c: 2\n\n${block()}`);
+    expect(add('a: {}\n  # b: 1\n...\n')).toBe(`a: {}\n  # b: 1\n\n${block()}...\n`);
+  });
+
+  it('before comments that belong to nothing (set apart at the top level)', () => {
+    expect(add('a: 1\n\n# Maintained by the platform team.\n')).toBe(`a: 1\n\n${block()}\n# Maintained by the platform team.\n`);
+    expect(add('a: |\n  text\n\n# footer\n...\n')).toBe(`a: |\n  text\n\n${block()}\n# footer\n...\n`);
+  });
+
+  it('in a nested mapping: after its last entry, not after the comment that heads the next key', () => {
+    const text = 'mintlify:\n    image: x\n    # tag: 1\n\n# -- the next chart\nother: 1\n';
+
+    expect(add(text, 'mintlify.staticExport')).toBe(
+      'mintlify:\n    image: x\n    # tag: 1\n    staticExport:\n        enabled: true\n        bundleUrl: "u"\n\n# -- the next chart\nother: 1\n'
+    );
+  });
+
+  it('in a document with no content yet: before its ... marker', () => {
+    expect(add('# nothing yet\n---\n...\n')).toBe(`# nothing yet\n---\n\n${block()}...\n`);
+  });
+
+  it('in the file’s own indentation (1 and 3 spaces), after an unindented sequence', () => {
+    expect(add('a:\n b: 1\nc:\n- x\n')).toBe(`a:\n b: 1\nc:\n- x\n\n${block(' ')}`);
+    expect(add('a:\n   b: 1\n')).toBe(`a:\n   b: 1\n\n${block('   ')}`);
+  });
+});
+
 describe('patchValuesFile on JSON', () => {
   // Each file, and the indentation of a property inside `staticExport`.
   const files: Array<[file: string, indent: string]> = [
@@ -320,7 +371,10 @@ describe('patchValuesFile errors', () => {
   it('refuses a YAML file with more than one document', () => {
     const error = thrown(() => patchValuesFile('values.yaml', 'a: 1\n---\nb: 2\n', 'staticExport', settings));
 
-    expect(error.message).toBe('values.yaml:2: not valid YAML: the file holds more than one document');
+    expect(error.message).toBe(
+      'values.yaml:2: not valid YAML: a second YAML document starts with the marker --- on line 2. ' +
+        'A values file holds one document: delete that marker and keep everything in one mapping, or move what follows it to a file of its own, then run again'
+    );
   });
 
   it('names the line of malformed JSON', () => {
@@ -372,6 +426,67 @@ describe('patchValuesFile errors', () => {
     expect(thrown(() => patchValuesFile('values.yaml', '', 'mintlify..staticExport', settings)).message).toContain(
       'mintlify..staticExport'
     );
+  });
+});
+
+describe('"not valid YAML": the key or construct, the lines that matter, and what to do', () => {
+  const message = (text: string) => thrown(() => patchValuesFile('values.yaml', text, 'staticExport', { bundleUrl: 'u' })).message;
+
+  it('a duplicate key: its dotted path, both lines, and that Helm keeps the last', () => {
+    expect(message('image:\n  tag: 1\ndatabases:\n  a: 1\n  tag: x\ndatabases:\n  b: 2\n')).toBe(
+      'values.yaml:6: not valid YAML: duplicate key "databases" on line 6, first on line 3. Helm would keep only the last one and drop the first without a word. ' +
+        'Keep the one you mean (move into it what the other holds) and delete the other, then run again'
+    );
+    expect(message('a:\n  b:\n    c: 1\n    d: 2\n    c: 3\n')).toMatch(/^values\.yaml:5: not valid YAML: duplicate key "a\.b\.c" on line 5, first on line 3\. /);
+  });
+
+  it('a second document: where it starts and the marker that ended the first', () => {
+    expect(message('a: 1\n...\nb: 2\n')).toBe(
+      'values.yaml:3: not valid YAML: a second YAML document starts on line 3, after the document end marker ... on line 2. ' +
+        'A values file holds one document: delete that marker and keep everything in one mapping, or move what follows it to a file of its own, then run again'
+    );
+  });
+
+  it.each([
+    ['an unclosed quote: where it opens and that it runs to the end', 'a: 1\nb: "text\nc: 2\n', 'values.yaml:2: not valid YAML: the double-quoted value on line 2 (the value of "b") is never closed: the file ends inside it. Close it with " on line 2'],
+    ['an unclosed flow sequence: where it opens and the line it should close before', 'a:\n  b: [1, 2\n  c: 3\n', 'values.yaml:2: not valid YAML: the flow sequence [ opened on line 2 (the value of "a.b") is not closed with ] before line 3. Close it with ]'],
+    ['an entry out of line: both keys and their columns', 'a:\n  b: 1\n c: 2\n', 'values.yaml:3: not valid YAML: "c" on line 3 starts at column 2, but "b" above it on line 2 at column 3: the entries of one mapping start at the same column. Indent line 3'],
+    ['a key under a value: the key, its value and the line under it', 'image:\n  tag: 1.2\n    pullPolicy: Always\n', 'values.yaml:2: not valid YAML: "image.tag" on line 2 has the value "1.2" and, on line 3, "pullPolicy: Always" indented under it: a key holds either one value or nested entries.'],
+    ['a tab as indentation', 'a:\n\tb: 1\n', 'values.yaml:2: not valid YAML: line 2 is indented with a tab, and YAML indents with spaces only. Replace the tab with spaces'],
+    ['a line without its colon', 'a: 1\nb\nc: 2\n', 'values.yaml:2: not valid YAML: line 2 holds "b" without the ":" that makes it a key.'],
+    ['a bad escape', 'a: "C:\\data"\n', 'values.yaml:1: not valid YAML: the double-quoted value on line 1 holds \\d, which is not a YAML escape.'],
+    ['a reserved first character', 'a: @admin\n', 'values.yaml:1: not valid YAML: the value "@admin" on line 1 starts with @, which YAML keeps for itself. Put the value in quotes ("@admin")'],
+    ['anything else: the construct and the line before it', 'a: 1\n]\n', 'values.yaml:2: not valid YAML: unexpected flow-seq-end token in YAML stream: "]", at "]" on line 2, after "a: 1" on line 1. Fix the YAML there']
+  ])('%s', (_, text, start) => {
+    const said = message(text);
+    expect(said.startsWith(start)).toBe(true);
+    expect(said).toMatch(/then run again$/);
+  });
+});
+
+describe('what the edit produces is checked, and a fault of the edit is the action’s', () => {
+  // YAML 1.1 reads a plain `on` as true; the edit keeps the plain style of the old value.
+  const text = '%YAML 1.1\n---\nstaticExport:\n  enabled: true\n  bundleUrl: https://old.example/b.tar.gz\n  version: v1\n';
+
+  it('an edit that does not read back as written is reported as the action’s fault, not the file’s', () => {
+    let error: unknown;
+    try {
+      patchValuesFile('deploy/values.yaml', text, 'staticExport', { bundleUrl: 'https://new.example/b.tar.gz', version: 'on' });
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(EditFaultError);
+    expect((error as Error).message).toBe(
+      "deploy/values.yaml: the action's edit of staticExport gave a file it cannot read back (staticExport.version reads back as true, not as written). " +
+        "This is a fault of the action, not of your file, and nothing was written. Report it to the action's maintainers with this message and the file; until it is fixed, set staticExport by hand."
+    );
+  });
+
+  it('checkPatchable makes the same edit with a placeholder link, so the fault shows before any export', () => {
+    expect(() => checkPatchable('deploy/values.yaml', text, 'staticExport', 'on')).toThrow(EditFaultError);
+    expect(() => checkPatchable('deploy/values.yaml', text, 'staticExport', 'v2')).not.toThrow();
+    expect(() => checkPatchable('values.yaml', 'a: 1\na: 2\n', 'staticExport')).toThrow('duplicate key "a" on line 2, first on line 1');
+    expect(() => checkPatchable('values.yaml', 'a: 1\n...\n', 'staticExport')).not.toThrow();
   });
 });
 

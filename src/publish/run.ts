@@ -15,6 +15,7 @@ import { PublishInput, PublishOutput as Output } from '../action/constants.ts';
 import { jobIdFromLink, linkExpiry, linkSecrets, redactLink } from '../values/link.ts';
 import { type ConfigUpdate, type ProposalContext, type PublishedBundle, linkIn, readConfigFile, showChange, updateDeploymentConfig } from './proposal.ts';
 import { type BaseFile, type Octokit, readOpenProposal } from '../github/pull-request.ts';
+import { checkPatchable } from '../values/values-file.ts';
 import { type DeployedGuard, guardDeployed, linkKind, settingChanges, settingsIn } from './reconcile.ts';
 import { type ExportPlan, type ExportResult, ExportFailedError, runExport } from './export.ts';
 import { formatBytes } from '../action/format.ts';
@@ -179,7 +180,9 @@ interface CurrentConfig {
 async function readCurrent(octokit: Octokit, inputs: PublishInputs): Promise<CurrentConfig> {
   const target = inputs.config!;
   const base = await readConfigFile(octokit, target);
-  // A file this action cannot edit (malformed, the block behind an alias) fails here, before any export.
+  // A file this action cannot edit (malformed, the block behind an alias) fails here, before any
+  // export: the edit itself is tried with a placeholder link.
+  checkPatchable(target.path, base.text, target.key, inputs.version);
   const deployed = settingsIn(target.path, base.text, target.key);
   const baseLink = typeof deployed.bundleUrl === 'string' && deployed.bundleUrl !== '' ? deployed.bundleUrl : undefined;
   if (baseLink) maskLink(baseLink);

@@ -3,8 +3,9 @@
 import { extname } from 'node:path';
 import { applyEdits, findNodeAtLocation, getNodeValue, modify as jsonModify, parseTree, printParseErrorCode } from 'jsonc-parser';
 import type { FormattingOptions, JSONPath, Node as JsonNode, ParseError } from 'jsonc-parser';
-import { Document, isAlias, isMap, isNode, isScalar, LineCounter, parseDocument, Scalar, stringify, visit } from 'yaml';
+import { Document, isAlias, isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, stringify, visit } from 'yaml';
 import type { Pair, YAMLMap } from 'yaml';
+import { explainYamlError } from './yaml-errors.ts';
 
 export interface StaticExportSettings {
   bundleUrl: string;
@@ -30,12 +31,26 @@ export interface PatchResult {
 export class ConfigFileError extends Error {
   file: string;
   line?: number;
+  problem: string;
 
   constructor(file: string, problem: string, line?: number) {
     super(line === undefined ? `${file}: ${problem}` : `${file}:${line}: ${problem}`);
     this.name = 'ConfigFileError';
     this.file = file;
     this.line = line;
+    this.problem = problem;
+  }
+}
+
+/** The edit gave a file that does not read back as asked: the action's fault, never the user's file's. */
+export class EditFaultError extends Error {
+  constructor(file: string, configKey: string, problem: string) {
+    super(
+      `${file}: the action's edit of ${configKey} gave a file it cannot read back (${problem}). ` +
+        `This is a fault of the action, not of your file, and nothing was written. ` +
+        `Report it to the action's maintainers with this message and the file; until it is fixed, set ${configKey} by hand.`
+    );
+    this.name = 'EditFaultError';
   }
 }
 
@@ -55,28 +70,59 @@ export function patchValuesFile(
   const result = formatOf(file) === 'yaml' ? patchYaml(file, text, path, wanted) : patchJson(file, text, path, wanted);
 
   // The edits are made by hand on the text, so read the result back before anyone commits it.
+  let read: (name: string) => unknown;
+  try {
+    read = settingsIn(file, result.text, configKey);
+  } catch (error) {
+    if (!(error instanceof ConfigFileError)) throw error;
+    const where = error.line === undefined ? '' : `line ${error.line} of the edited file: `;
+    throw new EditFaultError(file, configKey, `${where}${error.problem}`);
+  }
   for (const [name, value] of wanted) {
-    if (readSetting(file, result.text, configKey, name) !== value) {
-      throw new Error(`${file}: patching ${configKey}.${name} did not give the expected value`);
-    }
+    const found = read(name);
+    // The link is not shown: a message may end up where a link's signature must not.
+    const shown = typeof found === 'string' ? 'another text' : JSON.stringify(found);
+    if (found !== value) throw new EditFaultError(file, configKey, `${configKey}.${name} reads back as ${shown}, not as written`);
   }
   return result;
 }
 
+/** Shaped like the platform's presigned links, so a dry edit meets what a real one will. */
+const PLACEHOLDER_LINK =
+  'https://placeholder.invalid/se_0000000000000000/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=604800&X-Amz-Signature=0000000000000000';
+
+/**
+ * Makes the edit a run will make, with a placeholder link, and drops the result: a file the edit
+ * cannot handle (or an edit that breaks it) fails before any export is spent on it.
+ */
+export function checkPatchable(file: string, text: string, configKey: string, version?: string): void {
+  patchValuesFile(file, text, configKey, { bundleUrl: PLACEHOLDER_LINK, ...(version === undefined ? {} : { version }) });
+}
+
 export function readSetting(file: string, text: string, configKey: string, name: string): unknown {
+  return settingsIn(file, text, configKey)(name);
+}
+
+/** Reads the file once; the function then gives each setting of the block (undefined when absent). */
+function settingsIn(file: string, text: string, configKey: string): (name: string) => unknown {
   const path = keyPath(file, configKey);
   if (formatOf(file) === 'yaml') {
     const yaml = parseYaml(file, text);
     const place = locateYaml(yaml, path);
-    if (place.kind !== 'found') return undefined;
-    const node = findPair(place.map, name)?.value;
-    return isNode(node) ? node.toJS(yaml.doc) : node;
+    if (place.kind !== 'found') return () => undefined;
+    return (name) => {
+      const node = findPair(place.map, name)?.value;
+      return isNode(node) ? node.toJS(yaml.doc) : node;
+    };
   }
   const tree = parseJson(file, text);
   const place = locateJson(file, text, tree, path);
-  if (place.block === undefined) return undefined;
-  const node = findNodeAtLocation(place.block, [name]);
-  return node === undefined ? undefined : getNodeValue(node);
+  const block = place.block;
+  if (block === undefined) return () => undefined;
+  return (name) => {
+    const node = findNodeAtLocation(block, [name]);
+    return node === undefined ? undefined : getNodeValue(node);
+  };
 }
 
 function keyPath(file: string, configKey: string): string[] {
@@ -138,12 +184,8 @@ function parseYaml(file: string, text: string): ParsedYaml {
   const doc = parseDocument(text, { lineCounter });
   const error = doc.errors[0];
   if (error !== undefined) {
-    // The message repeats the position and quotes the source; the first clause is the reason.
-    const reason =
-      error.code === 'MULTIPLE_DOCS'
-        ? 'the file holds more than one document'
-        : error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-    throw new ConfigFileError(file, `not valid YAML: ${reason}`, lineCounter.linePos(error.pos[0]).line);
+    const { line, problem } = explainYamlError(text, doc, error, lineCounter);
+    throw new ConfigFileError(file, `not valid YAML: ${problem}`, line);
   }
   return { file, text, doc };
 }
@@ -158,7 +200,9 @@ function findPair(map: YAMLMap, key: string): Pair | undefined {
 
 function locateYaml({ file, text, doc }: ParsedYaml, path: string[]): YamlPlace {
   const root = doc.contents;
-  if (root === null) return { kind: 'absent', parent: undefined, rest: path };
+  // `---` and `...` with nothing between them hold an empty scalar: no content yet, like an empty file.
+  const empty = root === null || (isScalar(root) && root.value === null && root.range[0] === root.range[1]);
+  if (empty) return { kind: 'absent', parent: undefined, rest: path };
   if (!isMap(root)) throw new ConfigFileError(file, 'the top level is not a mapping', lineAt(text, root.range[0]));
 
   let map: YAMLMap = root;
@@ -244,18 +288,65 @@ function replaceScalar({ text }: ParsedYaml, node: Scalar, value: unknown, inFlo
   return { start, end, text: isBlock ? rendered + eolOf(text) : rendered };
 }
 
-/** Adds entries after the last one in a mapping, or at the end of the file for the top level. */
+/** Adds entries after the last one in a mapping (for the top level, where the document's content ends). */
 function addToMap(yaml: ParsedYaml, map: YAMLMap | undefined, entries: Array<[string, unknown]>): Edit {
   const { text, doc } = yaml;
   if (map?.flow) return addToFlowMap(yaml, map, Object.fromEntries(entries));
   const column = map === undefined ? 0 : keyColumn(text, map);
   const lines = renderBlock(Object.fromEntries(entries), column, indentStep(yaml));
-  if (map === undefined || map === doc.contents) {
-    // A new top-level block goes last, set apart by a blank line like the blocks before it.
-    if (text.trim() !== '' && !/\n[ \t]*\r?\n$/.test(text)) lines.unshift('');
-    return insertLines(text, text.length, lines);
+  const at = map === undefined ? documentEnd(text) : endOfEntries(text, map, column);
+  // A new top-level block is set apart by a blank line, like the blocks before it.
+  if ((map === undefined || map === doc.contents) && text.trim() !== '' && !blankLineBefore(text, at)) lines.unshift('');
+  return insertLines(text, at, lines);
+}
+
+/**
+ * Where a new entry of `map` goes: after its last entry and the comments that belong to that entry
+ * (the lines right below it, and commented-out lines indented under it), before comments that
+ * belong to nothing, the document end marker `...`, or whatever comes next. After a `...`, an entry
+ * would start a second document.
+ */
+function endOfEntries(text: string, map: YAMLMap, column: number): number {
+  let end = lineEndAfter(text, contentEnd(map) ?? map.range?.[1] ?? text.length);
+  let attached = true; // no blank line between this line and what belongs to the entry
+  for (let start = end; start < text.length; ) {
+    const newline = text.indexOf('\n', start);
+    const next = newline === -1 ? text.length : newline + 1;
+    const line = text.slice(start, next);
+    const indent = /^[ \t]*/.exec(line)![0].length;
+    if (line.trim() === '') attached = false;
+    else if (line[indent] === '#' && (indent > column || (attached && indent === column))) [end, attached] = [next, true];
+    else break;
+    start = next;
   }
-  return insertLines(text, map.range?.[1] ?? text.length, lines);
+  return end;
+}
+
+/** Where the last entry's content ends (its trailing comments aside). */
+function contentEnd(node: unknown): number | undefined {
+  if (isPair(node)) return contentEnd(node.value) ?? contentEnd(node.key);
+  if ((isMap(node) || isSeq(node)) && !node.flow) return contentEnd(node.items.at(-1)) ?? node.range?.[0];
+  return isNode(node) ? node.range?.[1] : undefined;
+}
+
+/** The start of the line after the one that holds `offset - 1`. */
+function lineEndAfter(text: string, offset: number): number {
+  if (offset === 0 || text[offset - 1] === '\n') return offset;
+  const newline = text.indexOf('\n', offset);
+  return newline === -1 ? text.length : newline + 1;
+}
+
+/** Where a document without content ends: at its `...` marker, or the end of the file. */
+function documentEnd(text: string): number {
+  const marker = /^\.\.\.(?=[ \t]|\r?$)/m.exec(text);
+  return marker?.index ?? text.length;
+}
+
+function blankLineBefore(text: string, at: number): boolean {
+  if (at === 0) return true;
+  if (text[at - 1] !== '\n') return false;
+  const previous = text.lastIndexOf('\n', at - 2) + 1;
+  return text.slice(previous, at).trim() === '';
 }
 
 function addToFlowMap({ text }: ParsedYaml, map: YAMLMap, entries: Record<string, unknown>): Edit {

@@ -1,0 +1,47 @@
+// `npm run bench:values`: how long the values-file edit takes on the 22 real values files of
+// __tests__/fixtures/values-real/, the largest being kube-prometheus-stack's (203 KB). A run makes
+// the edit twice: once with a placeholder link before the export (checkPatchable), once for real.
+// Each figure is one edit (patchValuesFile, which parses, edits and reads the result back): the
+// first call in this process (cold: the code not yet optimised by the engine), then the median and
+// the slowest of ROUNDS more. The budget: the largest file's cold edit and its median well under a
+// second; the script exits with 1 when either takes a second or more. (The slowest round is shown,
+// not judged: on a shared machine it measures the neighbours as much as the edit.)
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { patchValuesFile } from '../src/values/values-file.ts';
+
+const ROUNDS = 15;
+const BUDGET_MS = 1000;
+const DIR = new URL('../__tests__/fixtures/values-real/', import.meta.url);
+const LINK = 'https://mintlify-static-exports.s3.amazonaws.com/se_7c4e9b2a1d6f3e80/bundle.tar.gz?X-Amz-Expires=604800&X-Amz-Signature=5d41402abc4b2a76';
+// The duplicate-key file is refused before any edit; it is timed all the same, as a refusal.
+const files = readdirSync(DIR)
+  .filter((name) => name.endsWith('.yaml'))
+  .map((name) => ({ name, text: readFileSync(new URL(name, DIR), 'utf8') }))
+  .sort((a, b) => b.text.length - a.text.length);
+
+function timeOnce(text: string, name: string): number {
+  const started = performance.now();
+  try {
+    patchValuesFile(name, text, 'staticExport', { bundleUrl: LINK, version: '2024-07-15' });
+  } catch {
+    // refused: the time to say so is what counts
+  }
+  return performance.now() - started;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+console.log(`Values-file edit (new top-level block), ${ROUNDS} rounds after a cold first call; ${availableParallelism()} cores, load ${loadavg()[0].toFixed(2)}:\n`);
+console.log('| file | size | cold | median | slowest |');
+console.log('|---|---|---|---|---|');
+let largest: { cold: number; median: number } | undefined;
+for (const { name, text } of files) {
+  const cold = timeOnce(text, name);
+  const warm = Array.from({ length: ROUNDS }, () => timeOnce(text, name));
+  largest ??= { cold, median: median(warm) };
+  console.log(`| ${name.replace(/__values\.yaml$/, '').replaceAll('__', '/')} | ${(text.length / 1024).toFixed(0)} KB | ${ms(cold)} | ${ms(median(warm))} | ${ms(Math.max(...warm))} |`);
+}
+console.log(`\nThe largest file (${files[0].name}): ${ms(largest!.cold)} cold, ${ms(largest!.median)} median (budget: well under ${BUDGET_MS} ms).`);
+if (Math.max(largest!.cold, largest!.median) >= BUDGET_MS) process.exitCode = 1;
