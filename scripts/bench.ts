@@ -1,9 +1,12 @@
-// `npm run bench`: how the action's waiting compares with fixed pollers, measured in one run.
-// For each job profile the built action (dist/index.js, run as the runner runs it) and two pollers
-// written like the platform's own template (a status request every 10 s, and every 2 s) each export
-// the same kind of job on the emulator, at the same time. For each it reports the status requests
-// spent and how late completion was noticed: the moment the waiter was done (the action's exit, the
-// poller's bundle answer) minus the job's end as the emulator records it.
+// `npm run bench`: how the action's waiting compares with the platform's 10 s loop, measured.
+// First on a fake clock (bench-wait.ts): the real schedule and wait loop side by side with the loop
+// on the issue's job shapes and more, then the trade-off at a few max-poll-interval ceilings.
+// Then the real code path: for each job profile the built action (dist/index.js, run as the runner
+// runs it) and two pollers written like the platform's own template (a status request 10 s after the
+// start and every 10 s, and every 2 s) each export the same kind of job on the emulator, at the same
+// time. For each it reports the status requests spent and how late completion was noticed: the
+// moment the waiter was done (the action's exit, the poller's bundle answer) minus the job's end as
+// the emulator records it.
 // Then: the time from starting each bundle (`node dist/index.js` first) to its first request, and
 // the size of dist/.
 import { readdirSync, statSync } from 'node:fs';
@@ -11,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_API_KEY, type JobProfile, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { startAction } from '../emulator/runner.ts';
+import { sideBySideTable, tradeOffTable } from './bench-wait.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const PROFILES: { name: string; profile: JobProfile }[] = [
@@ -18,6 +22,7 @@ const PROFILES: { name: string; profile: JobProfile }[] = [
   { name: 'sits queued 20 s, then runs 30 s', profile: { queuedMs: 20_000, runMs: 30_000 } },
   { name: 'stalls at 40% for 15 s, then jumps (50 s)', profile: { queuedMs: 300, runMs: 35_000, stall: { at: 40, forMs: 15_000 } } },
   { name: 'fails half-way (60 s job)', profile: { queuedMs: 300, runMs: 60_000, failAt: 50 } },
+  { name: 'resets to 0 at 50% (40 s)', profile: { queuedMs: 300, runMs: 20_000, resetAt: 50 } },
   { name: '45 s job', profile: { queuedMs: 1000, runMs: 44_000 } },
   { name: '90 s job', profile: { queuedMs: 1000, runMs: 89_000 } },
   { name: '2 min job', profile: { queuedMs: 1000, runMs: 119_000 } }
@@ -30,19 +35,19 @@ interface Sample {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The platform template's loop, in JavaScript: start, poll every `everyMs`, then generate. */
+/** The platform template's loop, in JavaScript: start, wait `everyMs`, poll, and so on; then generate. */
 async function fixedPoller(emulator: PlatformEmulator, everyMs: number): Promise<Sample> {
   const headers = { authorization: `Bearer ${DEFAULT_API_KEY}`, 'content-type': 'application/json' };
   const started = await fetch(`${emulator.url}/v1/static-export/jobs`, { method: 'POST', headers, body: JSON.stringify({ domain: 'docs.example.com' }) });
   const { jobId } = (await started.json()) as { jobId: string };
   for (;;) {
+    await sleep(everyMs);
     const job = (await (await fetch(`${emulator.url}/v1/static-export/jobs/${jobId}`, { headers })).json()) as { status: string };
     if (job.status === 'completed') {
       await (await fetch(`${emulator.url}/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST', headers })).json();
       break;
     }
     if (job.status === 'failed') break;
-    await sleep(everyMs);
   }
   return measure(emulator, jobId, Date.now());
 }
@@ -77,15 +82,14 @@ async function waitingTable(): Promise<string[]> {
       ]);
       await emulator.close();
       const cell = (samples: Sample[]) => `${median(samples.map((s) => s.requests))} · ${seconds(median(samples.map((s) => s.lateMs)))}`;
-      const ok = median(ours.map((s) => s.lateMs)) <= 1000 && median(ours.map((s) => s.requests)) <= median(every10.map((s) => s.requests));
-      return `| ${name} | ${cell(ours)} | ${cell(every10)} | ${cell(every2)} | ${ok ? 'yes' : 'no'} |`;
+      return `| ${name} | ${cell(ours)} | ${cell(every10)} | ${cell(every2)} |`;
     })
   );
   return [
-    `Status requests · completion noticed late (median of ${RUNS} runs each, all run at the same time):`,
+    `The built action on the emulator: status requests · end noticed late (median of ${RUNS} runs each, all run at the same time; the loops start their first poll 10 s after the start):`,
     '',
-    '| job profile | this action | fixed 10 s poller | fixed 2 s poller | within 1 s and ≤ 10 s poller |',
-    '|---|---|---|---|---|',
+    '| job profile | this action | 10 s loop | 2 s loop |',
+    '|---|---|---|---|',
     ...rows
   ];
 }
@@ -142,7 +146,11 @@ function distSize(): string {
   return `Size of dist/ without source maps: ${(total / 1_000_000).toFixed(2)} MB (${parts}).`;
 }
 
-console.log(`Benchmarking on Node ${process.versions.node}; the waiting table takes about 2.5 minutes.\n`);
+console.log(`Benchmarking on Node ${process.versions.node}; the emulator's waiting table takes about 2.5 minutes.\n`);
+console.log((await sideBySideTable()).join('\n'));
+console.log('');
+console.log((await tradeOffTable()).join('\n'));
+console.log('');
 console.log(distSize());
 console.log((await startupTimes()).join('\n'));
 console.log('');

@@ -60,7 +60,7 @@ export function readProjectId(): string {
 export function readPollLimits(): ScheduleLimits {
   const minText = core.getInput(PollInput.MinPollInterval) || '1s';
   const floorMs = readDuration(PollInput.MinPollInterval, '1s', { allowZero: true });
-  const ceilingMs = readDuration(PollInput.MaxPollInterval, '30s');
+  const ceilingMs = readDuration(PollInput.MaxPollInterval, '10s');
   if (ceilingMs < floorMs) throw new InputError(PollInput.MaxPollInterval, `must not be shorter than min-poll-interval (${minText}).`);
   return { floorMs, ceilingMs };
 }

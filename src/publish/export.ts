@@ -43,7 +43,7 @@ export async function runExport(client: ApiClient, plan: ExportPlan, options: Jo
   const { first, started } = await firstState(client, plan, options.log);
   options.onJob?.(first.jobId);
 
-  const schedule = new ExportSchedule(options.limits, began);
+  const schedule = new ExportSchedule(options.limits);
   const progress = new ProgressLog(options.log, schedule, now);
   progress.seen(first);
   // A timeout ends as the one WaitTimeoutError, waitingOn 'export', with the last job seen.

@@ -47,6 +47,8 @@ export interface WaitOptions<T> {
   /** When the waiting began (ms epoch), if before this call: the start of the job, say. */
   began?: number;
   now?: () => number;
+  /** How to wait (a fake clock's, in tests and the bench); by default a timer that the signal cuts short. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -75,6 +77,7 @@ class NotFinished extends Error {
 export async function waitUntilFinal<T>(options: WaitOptions<T>): Promise<T> {
   const now = options.now ?? Date.now;
   const { schedule, signal, deadline } = options;
+  const sleep = options.sleep ?? ((ms: number) => abortableSleep(ms, signal));
   const began = options.began ?? now();
   const timedOut = () => new WaitTimeoutError(last, options.waitingOn, now() - began);
   let last = options.initial;
@@ -87,7 +90,7 @@ export async function waitUntilFinal<T>(options: WaitOptions<T>): Promise<T> {
   const pause = async () => {
     const left = deadline - now();
     if (left <= 0) throw timedOut();
-    await abortableSleep(Math.min(schedule.nextDelay(now()), left), signal);
+    await sleep(Math.min(schedule.nextDelay(now()), left));
   };
   if (last !== undefined) await pause();
 
