@@ -421,6 +421,10 @@ export async function startGitHubEmulator(options: Partial<Policy> = {}): Promis
           });
         case 'unresolved':
           return send(422, JSON.stringify({ message: "Could not resolve to a node with the global id of 'PR_kwDOemulated'.", documentation_url: DOCS, status: '422' }));
+        case 'unresolved-errors':
+          return send(422, JSON.stringify({ message: 'Validation Failed', errors: [{ message: "Could not resolve to a node with the global id of 'PR_kwDOemulated'." }], documentation_url: DOCS, status: '422' }));
+        case 'exists':
+          return send(422, JSON.stringify({ message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: 'A pull request already exists for an unlisted branch.' }], documentation_url: DOCS, status: '422' }));
         case 'writer':
           if (repoPath) state.otherRunWrites(`${decodeURIComponent(repoPath[1]!)}/${decodeURIComponent(repoPath[2]!)}`, fault.branch ?? 'static-export/docs.example.com');
           return respond();

@@ -15,6 +15,7 @@ import type { Bundle } from '../platform/static-export.ts';
 import { redactLink } from '../values/link.ts';
 import { formatBytes, formatDuration, formatSeconds } from '../action/format.ts';
 import type { Deadline } from '../action/deadline.ts';
+import { isTlsCode, networkCode, tlsAdvice } from '../action/network.ts';
 import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
 import { BundleError, DEFAULT_LIMITS, type UnpackLimits } from './guard.ts';
 import { type ArchiveFormat, detectFormat, unpackTarGz, unpackZip, type UnpackedTree } from './unpack.ts';
@@ -338,7 +339,11 @@ function get(url: URL, signal: AbortSignal | undefined, idleTimeoutMs: number): 
     request.setTimeout(idleTimeoutMs, () => request.destroy(Object.assign(new Error(`no data for ${formatSeconds(idleTimeoutMs)}`), { code: 'ETIMEDOUT' })));
     request.on('error', (error: NodeJS.ErrnoException) => {
       if (isAbort(error)) return reject(error);
-      const code = error.code ?? 'ECONNRESET';
+      const code = networkCode(error) ?? 'ECONNRESET';
+      if (isTlsCode(code)) {
+        const advice = tlsAdvice(`the storage (${url.host})`, code);
+        return reject(new BundleError('network', `The download of the bundle from ${redactLink(url.toString())} failed: ${advice}`, { cause: error }));
+      }
       reject(new BundleError('network', `The download of the bundle from ${redactLink(url.toString())} failed before an answer (${code}).`, { transient: true, cause: error }));
     });
   });

@@ -2,7 +2,7 @@
 // peter-evans/create-pull-request does: one branch per purpose, commits made through the git data
 // API so GitHub signs them, and a re-run updates the same pull request. The branch only moves
 // forward, and a person's commit on it is never dropped.
-import type { Octokit } from './client.ts';
+import { githubSaid, type Octokit } from './client.ts';
 
 export type { Octokit };
 
@@ -72,10 +72,9 @@ interface HttpFailure {
 function httpFailure(error: unknown): HttpFailure | undefined {
   if (!(error instanceof Error) || typeof (error as { status?: unknown }).status !== 'number') return undefined;
   const response = (error as { response?: { data?: unknown; headers?: Record<string, string | undefined> } }).response;
-  const data = response?.data as { message?: unknown } | undefined;
   return {
     status: (error as unknown as { status: number }).status,
-    message: typeof data?.message === 'string' ? data.message : error.message,
+    message: githubSaid(error) ?? error.message,
     requestId: response?.headers?.['x-github-request-id']
   };
 }
@@ -280,7 +279,10 @@ async function openPull(octokit: Octokit, repo: Repo, branch: string) {
   return data[0];
 }
 
-async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedChange, moved: Moved): Promise<ProposalResult> {
+/** How many times "A pull request already exists" sends the run to look for it again. */
+const FIND_ATTEMPTS = 3;
+
+async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedChange, moved: Moved, attempt = 1): Promise<ProposalResult> {
   const { base, branch } = change;
   const existing = await openPull(octokit, repo, branch);
   if (moved.kept) return { operation: 'none', number: existing?.number, url: existing?.html_url, kept: moved.kept };
@@ -291,12 +293,17 @@ async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedC
     } catch (error) {
       const failure = httpFailure(error);
       // This run's own create went through with its answer lost, or another run opened it first.
-      if (failure?.status === 422 && /already exists/i.test(JSON.stringify((error as { response?: { data?: unknown } }).response?.data ?? failure.message))) {
-        return ensurePullRequest(octokit, repo, change, moved);
+      if (failure?.status === 422 && /already exists/i.test(failure.message)) {
+        if (attempt < FIND_ATTEMPTS) return ensurePullRequest(octokit, repo, change, moved, attempt + 1);
+        throw new PullRequestError(
+          `Could not open a pull request from ${branch} into ${base.branch} in ${repo.owner}/${repo.repo}: GitHub says one already exists (${failure.message}), ` +
+            `but ${FIND_ATTEMPTS} lists of open pull requests for ${repo.owner}:${branch} did not show it. Open the repository's pull requests, close or merge the one from ${branch}, then run again.`,
+          422
+        );
       }
       throw toPullRequestError(error, `open a pull request from ${branch} into ${base.branch}`, `${repo.owner}/${repo.repo}`, {});
     }
-    await addLabels(octokit, repo, created.number, change.labels, true);
+    await addLabels(octokit, repo, created.number, change.labels);
     return { operation: 'created', number: created.number, url: created.html_url, commitSha: moved.commitSha };
   }
 
@@ -311,24 +318,13 @@ async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedC
   }
   // Labels someone removed by hand stay removed until the proposal changes again.
   const present = new Set(existing.labels.map((label) => label.name));
-  await addLabels(octokit, repo, existing.number, change.labels.filter((label) => !present.has(label)), false);
+  await addLabels(octokit, repo, existing.number, change.labels.filter((label) => !present.has(label)));
   return { operation: 'updated', number: existing.number, url: existing.html_url, commitSha: moved.commitSha };
 }
 
-async function addLabels(octokit: Octokit, repo: Repo, number: number, labels: string[], justCreated: boolean): Promise<void> {
+// GitHub's 422 "Could not resolve to a node" right after the pull request is created is retried by
+// the client (client.ts), within the step's deadline and cancel.
+async function addLabels(octokit: Octokit, repo: Repo, number: number, labels: string[]): Promise<void> {
   if (labels.length === 0) return;
-  // Right after a pull request is created, GitHub's stores may not know it yet and answer 422
-  // "Could not resolve to a node": the one 4xx worth retrying, briefly (peter-evans/create-pull-request#4321).
-  for (const pause of justCreated ? [1000, 2000, 0] : [0]) {
-    try {
-      await octokit.rest.issues.addLabels({ ...repo, issue_number: number, labels });
-      return;
-    } catch (error) {
-      const failure = httpFailure(error);
-      if (!(failure?.status === 422 && /could not resolve to a node/i.test(failure.message) && pause > 0)) {
-        throw toPullRequestError(error, `label pull request #${number}`, `${repo.owner}/${repo.repo}`, {});
-      }
-      await new Promise((resolve) => setTimeout(resolve, pause));
-    }
-  }
+  await step(`label pull request #${number}`, repo, () => octokit.rest.issues.addLabels({ ...repo, issue_number: number, labels }));
 }

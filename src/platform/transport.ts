@@ -5,6 +5,7 @@ import { HttpClient } from '@actions/http-client';
 import type { IncomingMessage } from 'node:http';
 import { type Deadline, DeadlineError } from '../action/deadline.ts';
 import { formatBytes, formatSeconds } from '../action/format.ts';
+import { isTlsCode, networkCode } from '../action/network.ts';
 import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
 
 /**
@@ -106,7 +107,12 @@ export class ApiError extends Error {
 
   get transient(): boolean {
     if (this.status !== undefined) return this.status >= 500 || this.status === 429;
-    return true;
+    return !this.tls;
+  }
+
+  /** The TLS handshake failed (an untrusted or wrong certificate): nothing was sent, and another try fails alike. */
+  get tls(): boolean {
+    return this.status === undefined && isTlsCode(this.code);
   }
 
   /** The server may have acted on the request although no success came back. */
@@ -227,17 +233,20 @@ export class ApiClient {
         }
         throw error;
       }
-      const code = (error as NodeJS.ErrnoException).code ?? 'ECONNRESET';
-      const notSent = NOT_SENT_CODES.has(code);
+      const code = networkCode(error) ?? 'ECONNRESET';
+      const notSent = NOT_SENT_CODES.has(code) || isTlsCode(code);
       this.options.debug?.(`${method} ${path} → ${code} after ${Date.now() - started} ms`);
+      const host = new URL(this.options.baseUrl).host;
       throw new ApiError({
         method,
         path,
         code,
         maybeTaken: !notSent,
-        message: notSent
-          ? `${method} ${path} could not reach ${new URL(this.options.baseUrl).host} (${code})`
-          : `${method} ${path} lost its connection before an answer (${code})`
+        message: isTlsCode(code)
+          ? `${method} ${path} could not reach ${host}: its TLS certificate was refused (${code})`
+          : notSent
+            ? `${method} ${path} could not reach ${host} (${code})`
+            : `${method} ${path} lost its connection before an answer (${code})`
       });
     } finally {
       clearTimeout(timer);
