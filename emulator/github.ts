@@ -243,15 +243,17 @@ const ROUTES: Route[] = [
         html_url: `${url}/${fullNameOf(repo)}/blob/${ref}/${p}`
       });
       if (content !== undefined) {
+        // Above 1 MB GitHub sends no content: encoding "none" and an empty string.
+        const large = Buffer.byteLength(content) > 1024 * 1024;
         return {
           status: 200,
           body: {
             type: 'file',
-            encoding: 'base64',
+            encoding: large ? 'none' : 'base64',
             size: Buffer.byteLength(content),
             name: path.split('/').pop(),
             path,
-            content: base64Wrapped(content),
+            content: large ? '' : base64Wrapped(content),
             sha: blobSha(content),
             ...links(path)
           }

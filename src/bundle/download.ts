@@ -237,7 +237,7 @@ async function fetchOnce(bundle: Bundle, staging: string, limits: UnpackLimits, 
     throw downloadError(error, meter, bundle.sizeBytes);
   }
   // The whole archive is on disk and its size matched, so yauzl may read it by offset now.
-  if (format === 'zip') tree = await unpackZip(zipFile, staging, limits);
+  if (format === 'zip') tree = await unpackZip(zipFile, staging, limits, options.signal);
   return { files: tree!.files, unpackedBytes: tree!.bytes, sha256: meter.sha256(), bytes: meter.bytes, format: format! };
 }
 

@@ -150,7 +150,9 @@ async function fileText(octokit: Octokit, repo: Repo, path: string, ref: string)
     throw new PullRequestError(`Could not read ${path} in ${where}: it is a ${Array.isArray(data) ? 'directory' : String(file.type)}, not a file; check the path`);
   }
   if (file.encoding !== 'base64') {
-    throw new PullRequestError(`Could not read ${path} in ${where}: the file is larger than the contents API returns (1 MB)`);
+    throw new PullRequestError(
+      `Could not read ${path} in ${where}: the file is larger than GitHub's contents API returns (1 MB). Keep the settings this action edits in a file of their own, under 1 MB (Helm merges several -f files), and point config-path at it`
+    );
   }
   return Buffer.from(file.content ?? '', 'base64').toString('utf8');
 }
