@@ -57,6 +57,11 @@ describe('a start whose answer was lost', () => {
     expect(result.log).toMatch(/::warning::POST \/v1\/static-export\/jobs .*so the platform may have started the export although no answer arrived\. Sending the start again: a second export may run/);
     expect(platform.exportJobs.size - before).toBe(2);
     expect(platform.requests.filter((r) => r.route === 'start')).toHaveLength(2);
+    // Both jobs are accounted for: the one followed by its id, the other as one whose id never arrived.
+    const followed = result.outputs['job-id'];
+    const said = `This step follows export job ${followed}. Its start was sent 2 times because answers were lost, so the platform may also run one other export job whose id never arrived`;
+    expect(result.log).toContain(`::warning::${said}`);
+    expect(result.summary).toContain(said);
   });
 });
 

@@ -119,6 +119,29 @@ describe('publish on a push: wait for the platform to publish, then export', () 
     expect(run.outputs['docs-commit']).toBeUndefined();
   });
 
+  it.each(['502-taken', 'drop-taken'] as const)('a deployment trigger whose answer was lost (%s) is not sent again: one deployment queued, a clear error, nothing exported', async (kind) => {
+    platform.addFault({ route: 'deploy', kind });
+    const sha = fakeSha(`push ${kind}`);
+    platform.deployments.push(BRANCH, sha);
+    const run = await runAction(BUNDLE, inputs(), pushEnv(sha));
+    expect(run.code).toBe(1);
+    expect(run.log).toMatch(/::error::Queuing a deployment of project proj_123 got no clear answer: POST \/v1\/project\/update\/proj_123 .*The platform may have queued it, so it was not sent again .*Nothing was exported\. Re-run/);
+    expect(routeCalls('deploy')).toBe(1);
+    expect(platform.deployments.triggered()).toBe(1);
+    expect(routeCalls('start')).toBe(0);
+  });
+
+  it('a deployment trigger the platform surely did not take (503) is sent again, and the run goes on', async () => {
+    platform.addFault({ route: 'deploy', kind: '503' });
+    const sha = fakeSha('push 503');
+    platform.deployments.push(BRANCH, sha);
+    const run = await runAction(BUNDLE, inputs(), pushEnv(sha));
+    expect(run.code).toBe(0);
+    expect(routeCalls('deploy')).toBe(2);
+    expect(platform.deployments.triggered()).toBe(1);
+    expect(exportedCommit()).toBe(sha);
+  });
+
   it('a renewal on a push (job-id) exports nothing new, so it does not wait', async () => {
     const job = platform.seedExportJob({ domain: 'docs.example.com' });
     const run = await runAction(BUNDLE, inputs({ 'job-id': job, 'download-path': '' }), pushEnv(fakeSha('y')));

@@ -16,7 +16,8 @@ import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
  * the platform acted), a timeout or a connection dropped with the body sent, it is not resent.
  * `start`: an export start. The platform has no idempotency key, so after such an ambiguous fault
  * a resend may run a second export; it is resent all the same, with a warning that says so: a
- * second export costs the user nothing, giving up costs the run.
+ * second export costs the user nothing, giving up costs the run. `resentStarts` counts them, so the
+ * log and the summary can say how many jobs may run unnamed.
  */
 export type RetryPolicy = 'idempotent' | 'create' | 'start';
 
@@ -130,6 +131,8 @@ export class ResponseShapeError extends Error {
 }
 
 export class ApiClient {
+  /** Export starts sent again after an ambiguous fault: each may have started a job whose id never arrived. */
+  resentStarts = 0;
   private readonly http: HttpClient;
   private readonly options: Required<Pick<ApiClientOptions, 'requestTimeoutMs' | 'retries' | 'minBackoffMs'>> &
     ApiClientOptions;
@@ -165,6 +168,7 @@ export class ApiClient {
       onRetry: ({ error, waitMs, retriesLeft }) => {
         const apiError = error as ApiError;
         if (policy === 'start' && apiError.ambiguous) {
+          this.resentStarts += 1;
           this.options.warn?.(
             `${apiError.message}, so the platform may have started the export although no answer arrived. Sending the start again: a second export may run on the platform (it costs nothing but its time); this step follows the one whose answer arrives.`
           );

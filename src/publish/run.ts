@@ -81,8 +81,11 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
         jobId = id;
         cancellation.note = `The export job ${id} goes on on the server; a later run can pick it up with job-id: ${id}.`;
         cancellation.outputs[Output.JobId] = id;
+        const unnamed = unnamedJobs(client, id);
+        if (unnamed) core.warning(unnamed);
       }
     });
+    exported = { ...exported, unnamedJobs: unnamedJobs(client, exported.job.jobId) };
     setExportOutputs(exported);
     core.info(`Bundle ready: ${exported.job.pageCount} pages, link valid until ${exported.bundle.expiresAt}${published ? `, holding ${published.sha.slice(0, 7)} from ${published.branch}` : ''}.`);
     // Download before proposing the link: a bundle that fails its checks must not reach the deployment.
@@ -114,10 +117,21 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     core.setFailed(message);
     const deploymentLog = error instanceof DeploymentFailedError ? error.deployment.logs.slice(-LOG_LINES_SHOWN) : undefined;
     if (deploymentLog?.length) core.info(`The deployment's last ${deploymentLog.length} log lines:\n${deploymentLog.map((line) => `  ${line}`).join('\n')}`);
-    await writeFailureSummary({ domain: inputs.domain, jobId, job: failedJob, message, exported: exported !== undefined, configured: inputs.config !== undefined, deploymentLog });
+    await writeFailureSummary({ domain: inputs.domain, jobId, job: failedJob, message, exported: exported !== undefined, configured: inputs.config !== undefined, deploymentLog, unnamedJobs: jobId ? unnamedJobs(client, jobId) : undefined });
   } finally {
     client.dispose();
   }
+}
+
+/** What to say of the jobs a resent start may have left running, when the start was resent. */
+function unnamedJobs(client: ApiClient, followed: string): string | undefined {
+  const count = client.resentStarts;
+  if (count === 0) return undefined;
+  const jobs = count === 1 ? 'one other export job' : `${count} other export jobs`;
+  return (
+    `This step follows export job ${followed}. Its start was sent ${count + 1} times because answers were lost, so the platform may also run ${jobs} ` +
+    `whose id${count === 1 ? '' : 's'} never arrived (the API cannot list them). ${count === 1 ? 'It costs' : 'They cost'} nothing but time, and nothing uses ${count === 1 ? 'it' : 'them'}.`
+  );
 }
 
 async function download(client: ApiClient, exported: ExportResult, inputs: PublishInputs, cancellation: Cancellation, deadline: Deadline): Promise<{ exported: ExportResult; site?: DownloadedSite }> {
