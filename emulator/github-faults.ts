@@ -45,7 +45,8 @@ const OPERATIONS: [string, RegExp, string][] = [
   ['GET', /^\/pulls$/, 'pulls.list'],
   ['POST', /^\/pulls$/, 'pulls.create'],
   ['PATCH', /^\/pulls\/\d+$/, 'pulls.update'],
-  ['POST', /^\/issues\/\d+\/labels$/, 'issues.addLabels']
+  ['POST', /^\/issues\/\d+\/labels$/, 'issues.addLabels'],
+  ['GET', /^\/compare\//, 'repos.compareCommits']
 ];
 export const OPERATION_NAMES = OPERATIONS.map(([, , name]) => name);
 

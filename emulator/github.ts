@@ -4,6 +4,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { compareCommits } from './github-compare.ts';
 import { type GitHubFault, GitHubFaults, operationOf } from './github-faults.ts';
 import { ApiError, type EmulatedPull, GitHubState, type Policy, type Repository, type StoredCommit, type TreeEntry, blobSha, fullNameOf, sha1 } from './github-state.ts';
 
@@ -314,6 +315,20 @@ const ROUTES: Route[] = [
     }
   }
 ];
+
+// The compare of two commits, apart from the routes that write (see github-compare.ts).
+ROUTES.push({
+  method: 'GET',
+  pattern: /^\/compare\/(.+?)\.\.\.(.+)$/,
+  doc: `${DOCS}/commits/commits#compare-two-commits`,
+  handle: ({ state, url, repo, params }) => {
+    const [base, head] = params.map((ref) => state.resolveRef(repo, ref as string));
+    if (base === undefined || head === undefined) throw new ApiError(404, 'Not Found');
+    const { merge_base_sha, ...comparison } = compareCommits(repo, base, head);
+    const commitOf = (sha: string | undefined) => (sha === undefined ? null : commitJson(url, repo, repo.commits.get(sha)!));
+    return { status: 200, body: { ...comparison, base_commit: commitOf(base), merge_base_commit: commitOf(merge_base_sha), html_url: `${url}/${fullNameOf(repo)}/compare/${base}...${head}` } };
+  }
+});
 
 function route(method: string, rest: string): { route: Route; params: string[] } | undefined {
   for (const candidate of ROUTES) {

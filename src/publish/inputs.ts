@@ -42,7 +42,8 @@ export interface PublishInputs extends PlatformInputs {
   /** As the user wrote it, for messages. */
   linkMarginText: string;
   /** Set when the step first waits for the platform to publish (wait-for-deployment). */
-  publication?: { projectId: string; pushed?: PushedCommit };
+  /** `github`: the pushed repository and a token to compare the published commit with the pushed one. */
+  publication?: { projectId: string; pushed?: PushedCommit; github?: { token: string; repo: { owner: string; repo: string } } };
 }
 
 const CONFIG_KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
@@ -152,7 +153,12 @@ function readPublicationInputs(plan: ExportPlan | 'auto'): PublishInputs['public
   const ref = process.env.GITHUB_REF ?? '';
   // Only a push to a branch names a commit the platform should publish; a tag push or another event does not.
   const pushed = isPush && /^[0-9a-f]{40}$/i.test(sha) && ref.startsWith('refs/heads/') ? { sha: sha.toLowerCase(), branch: ref.slice('refs/heads/'.length) } : undefined;
-  return { projectId, pushed };
+  // The pushed repository is the workflow's own; github-token (by default the workflow's) can read it.
+  const token = core.getInput(Input.GithubToken).trim();
+  const repository = process.env.GITHUB_REPOSITORY ?? '';
+  if (token !== '') core.setSecret(token);
+  const github = pushed && token !== '' && /^[^/\s]+\/[^/\s]+$/.test(repository) ? { token, repo: parseRepository('GITHUB_REPOSITORY', repository) } : undefined;
+  return { projectId, pushed, github };
 }
 
 /** A path input, resolved against the workspace, where the next step (an upload, a deploy) looks for it. */

@@ -25,7 +25,7 @@ import { type Validity, checkValidity, renewalPlan } from './renewal.ts';
 import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
 import { type DownloadedSite, writeFailureSummary, writeHostedSummary, writePublishSummary, writeSkipSummary } from './summary.ts';
 import { Deadline } from '../action/deadline.ts';
-import { DeploymentFailedError, LOG_LINES_SHOWN, type Publication, waitForPublication } from './publication.ts';
+import { type Comparison, DeploymentFailedError, LOG_LINES_SHOWN, type Publication, waitForPublication } from './publication.ts';
 import { durableUrl, jobIdFromDurableUrl } from '../storage/durable-url.ts';
 import { checkKeepArchivePath, readArchive } from '../storage/kept-archive.ts';
 import { checkLinkMargin } from '../storage/link-margin.ts';
@@ -68,7 +68,14 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     let published: Publication | undefined;
     if (inputs.publication) {
       cancellation.note = 'The step stopped while waiting for the platform to publish; no export job was started.';
-      published = await waitForPublication(client, { ...inputs.publication, deadline, limits: inputs.limits, signal: cancellation.signal, log: (line) => core.info(line) });
+      published = await waitForPublication(client, {
+        ...inputs.publication,
+        deadline,
+        limits: inputs.limits,
+        signal: cancellation.signal,
+        log: (line) => core.info(line),
+        compare: inputs.publication.github && compareOnGitHub(inputs.publication.github, inputs.requestTimeoutMs, deadline, cancellation)
+      });
       core.setOutput(Output.DocsCommit, published.sha);
     }
     exported = await runExport(client, plan, {
@@ -121,6 +128,20 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
   } finally {
     client.dispose();
   }
+}
+
+/** GitHub's compare of two commits of the pushed repository; a failure is the reason there is no answer. */
+function compareOnGitHub(github: { token: string; repo: { owner: string; repo: string } }, requestTimeoutMs: number, deadline: Deadline, cancellation: Cancellation) {
+  const octokit = githubClient(github.token, { deadline, requestTimeoutMs, signal: cancellation.signal, log: (line) => core.info(line) });
+  return async (base: string, head: string): Promise<Comparison | string> => {
+    try {
+      const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ ...github.repo, basehead: `${base}...${head}` });
+      return { status: data.status, aheadBy: data.ahead_by, behindBy: data.behind_by };
+    } catch (error) {
+      if (cancellation.signal.aborted) throw error;
+      return `GitHub's compare in ${github.repo.owner}/${github.repo.repo} failed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  };
 }
 
 /** What to say of the jobs a resent start may have left running, when the start was resent. */
