@@ -138,3 +138,19 @@ describe('the bundle link is a credential', () => {
     expect(result.log).not.toContain(signature);
   });
 });
+
+describe('inputs that cannot act in this run are refused or named', () => {
+  it.each(['true', 'maybe'])('dry-run: %s without config-path is refused before any request: it would export for real', async (value) => {
+    const result = await run({ 'dry-run': value });
+    expect(result.code).toBe(1);
+    expect(errorLine(result.log)).toMatch(value === 'true' ? /^::error::Input 'dry-run': is true, but without config-path there is no change to preview, and the step would start a real export/ : /^::error::Input 'dry-run': 'maybe' is not a boolean/);
+    expect(platform.requests).toEqual([]);
+  });
+
+  it('pull request inputs without config-path, and check-sha256 without bundle-url-template, are named in a notice', async () => {
+    const result = await run({ 'pr-labels': 'docs', 'pr-title': 'Docs', 'check-sha256': 'true' });
+    expect(result.code).toBe(0);
+    expect(result.log).toContain('::notice::pr-labels, pr-title are set, but without config-path this step opens no pull request, so they do nothing.');
+    expect(result.log).toContain('::notice::check-sha256 is true, but it checks a URL the team hosts, which only bundle-url-template proposes');
+  });
+});

@@ -19,7 +19,7 @@ import { isTlsCode, networkCode, tlsAdvice } from '../action/network.ts';
 import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
 import { BundleError, DEFAULT_LIMITS, type UnpackLimits } from './guard.ts';
 import { type ArchiveFormat, detectFormat, unpackTarGz, unpackZip, type UnpackedTree } from './unpack.ts';
-import { archiveCopy, archiveStagingPath, type KeptArchive, placeArchive } from '../storage/kept-archive.ts';
+import { archiveCopy, archiveStagingPath, checkArchiveFormat, type KeptArchive, placeArchive } from '../storage/kept-archive.ts';
 
 export { BundleError } from './guard.ts';
 
@@ -124,6 +124,7 @@ async function downloadWithin(options: DownloadBundleOptions): Promise<Downloade
       }
     }
     await checkDownloadPath(options.directory, target); // nothing appeared there while downloading
+    if (archive) checkArchiveFormat(options.keepArchive!.input, options.keepArchive!.path, fetched.format);
     const kept = archive ? await placeArchive(options.keepArchive!.input, archive, options.keepArchive!.path, fetched.sha256, fetched.bytes) : undefined;
     await rmdir(target).catch(() => undefined); // an empty directory gives way (rename over it fails on Windows)
     await rename(staging, target);
