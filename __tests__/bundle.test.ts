@@ -1,6 +1,7 @@
 // download-path: the bundle downloaded from the emulator's presigned link, checked, unpacked.
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
+import { watch } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,8 @@ import type { EmulatorOptions, PlatformEmulator } from '../emulator/platform.ts'
 import { type Bundle, generateBundle } from '../src/platform/static-export.ts';
 import { ApiClient } from '../src/platform/transport.ts';
 import { BundleError, type DownloadBundleOptions, type DownloadedBundle, downloadBundle } from '../src/bundle/download.ts';
+import { DEFAULT_LIMITS } from '../src/bundle/guard.ts';
+import { unpackZip } from '../src/bundle/unpack.ts';
 
 const T0 = Date.parse('2026-11-21T23:01:02.000Z');
 let now = T0;
@@ -374,6 +377,24 @@ describe('downloadBundle and the storage', () => {
     const outcome = downloadBundle({ bundle, directory, renew: () => generateBundle(client!, jobId), log: () => undefined, signal: controller.signal });
     await expect(outcome).rejects.toThrow('Cancelled: SIGTERM');
     expect(await readdir(work)).toEqual([]);
+  });
+
+  it('stops unpacking a zip when the step is cancelled: no entry starts after the signal', async () => {
+    const files: ArchiveEntry[] = [INDEX, ...Array.from({ length: 3000 }, (_, i) => ({ path: `pages/${i}.html`, content: page(`Page ${i}`) }))];
+    const zipFile = join(work, 'bundle.zip');
+    await writeFile(zipFile, buildZip(files));
+    const root = join(work, 'site');
+    await mkdir(root);
+    const controller = new AbortController();
+    // Cancelled as soon as the first entry lands.
+    const watcher = watch(root, () => controller.abort(new Error('Cancelled: SIGTERM')));
+    try {
+      await expect(unpackZip(zipFile, root, DEFAULT_LIMITS, controller.signal)).rejects.toThrow('Cancelled: SIGTERM');
+    } finally {
+      watcher.close();
+    }
+    const written = (await readdir(join(root, 'pages')).catch(() => [])).length;
+    expect(written).toBeLessThan(files.length - 1);
   });
 
   it('retries 5xx and dropped connections from the storage', async () => {

@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildZip, defaultSiteFiles } from '../emulator/archive.ts';
+import { gzipSync } from 'node:zlib';
+import { buildTar, buildZip, defaultSiteFiles } from '../emulator/archive.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { runAction } from '../emulator/runner.ts';
 
@@ -70,6 +71,23 @@ describe('download-path', () => {
     expect(result.log).toContain("::error::download-path 'site' already exists and is not empty (keep.txt).");
     expect(emulator.requests).toEqual([]);
     expect(readdirSync(join(workspace, 'site'))).toEqual(['keep.txt']);
+  });
+
+  it('refuses links over the folders an earlier entry implies (d/e/g/L2/evil.txt, then d/e/g/L2 -> ../../.., then d/e -> ..), and writes nothing outside', async () => {
+    const archive = gzipSync(
+      buildTar([
+        ...defaultSiteFiles('docs.example.com', 3),
+        { path: 'd/e/g/L2/evil.txt', content: 'evil' },
+        { path: 'd/e/g/L2', type: 'symlink', linkpath: '../../..' },
+        { path: 'd/e', type: 'symlink', linkpath: '..' }
+      ])
+    );
+    const jobId = emulator.seedExportJob({ domain: 'docs.example.com', archive });
+    const result = await run({ 'job-id': jobId, 'download-path': 'deep/er/site' });
+    expect(result.code).toBe(1);
+    expect(result.log).toContain("::error::The bundle holds a link 'd/e/g/L2' where its earlier entry 'd/e/g/L2/evil.txt' needs a folder 'd/e/g/L2'");
+    // Not the site, not a staging folder, not the file two levels above it.
+    expect(filesUnder(workspace)).toEqual([]);
   });
 
   it('refuses a bundle without index.html, leaves nothing behind, and proposes nothing', async () => {

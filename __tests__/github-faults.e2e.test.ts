@@ -162,6 +162,30 @@ describe('transient answers are retried: each ends in one correct pull request',
     expectOnePullRequest(github, run, context);
   });
 
+  it('the same 422 in the shape GitHub really sends ("Validation Failed", the reason in errors[].message) is retried too', async () => {
+    const { run, github, context } = await withFault([{ kind: 'unresolved-errors', operation: 'issues.addLabels', times: 2 }], { kind: 'unresolved-errors' });
+    expectOnePullRequest(github, run, context);
+    expect(github.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/labels'))).toHaveLength(3);
+    expect(run.log).toContain('GitHub did not know the new pull request yet at POST /repos/acme/deploy/issues/1/labels (422 Could not resolve to a node); trying again in 1 s.');
+  });
+
+  it('a connection dropped at every try is named so, never "GitHub answered 500"', async () => {
+    const { run, github, context } = await withFault([{ kind: 'reset', operation: 'repos.get', times: 4 }], { kind: 'reset×4' });
+    expect(run.code).toBe(1);
+    expect(run.log).toContain("GitHub's connection was lost before an answer (");
+    expect(run.log).toMatch(/::error::Could not read the repository in acme\/deploy: GitHub's connection was lost before an answer \(\w+\) to GET \/repos\/acme\/deploy, at each of 4 tries/);
+    expect(run.log).not.toMatch(/answered 500/);
+    expectSound(github, run, context);
+  });
+
+  it('"A pull request already exists" that no list shows ends after 3 tries, saying what to do', async () => {
+    const { run, github, context } = await withFault([{ kind: 'exists', operation: 'pulls.create', times: 10 }], { kind: 'exists' });
+    expect(run.code).toBe(1);
+    expect(run.log).toMatch(/::error::Could not open a pull request from static-export\/docs\.example\.com into main in acme\/deploy: GitHub says one already exists .* but 3 lists of open pull requests/);
+    expect(github.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/pulls'))).toHaveLength(3);
+    expectSound(github, run, context);
+  });
+
   it('another writer creating or moving the branch at each call: re-read and re-judged', async () => {
     const results = await Promise.all(Array.from({ length: NEW_PR_CALLS }, (_, i) => withFault([{ kind: 'writer', call: i + 1 }], { writer: i + 1 })));
     for (const { run, github, context } of results) {

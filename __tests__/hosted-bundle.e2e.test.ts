@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildZip } from '../emulator/archive.ts';
+import { buildZip, defaultSiteFiles } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { runAction } from '../emulator/runner.ts';
@@ -108,6 +108,26 @@ describe('keep-archive', () => {
     for (const bundle of ['dist/index.js', 'dist/agent-job/index.js', 'dist/feedback/index.js']) {
       expect([bundle, /@aws-sdk\/|aws-sdk\/clients|minio-js|@google-cloud\/storage|@azure\/storage-blob/.test(readFileSync(bundle, 'utf8'))]).toEqual([bundle, false]);
     }
+  });
+
+  it.each([
+    ['out/', "Input 'keep-archive': 'out/' names a folder, but keep-archive keeps one file: give its name, for example out/bundle.tar.gz."],
+    ['out/bundle.txt', "Input 'keep-archive': 'out/bundle.txt' does not end in .tar.gz, .tgz or .zip, the archive's own extensions: name it as the archive is, for example out/bundle.tar.gz"]
+  ])('refuses %s before any request, saying what to give', async (given, message) => {
+    const run = await exportAndKeep({ 'keep-archive': given });
+    expect(run.code).toBe(1);
+    expect(run.log).toContain(`::error::${message}`);
+    expect(platform.requests).toEqual([]);
+    expect(readdirSync(workspace)).toEqual([]);
+  });
+
+  it('refuses to keep a zip under a .tar.gz name, keeping nothing', async () => {
+    const jobId = platform.seedExportJob({ domain: 'docs.example.com', archive: buildZip(defaultSiteFiles('docs.example.com', 3)) });
+    const run = await exportAndKeep({ 'job-id': jobId });
+    expect(run.code).toBe(1);
+    expect(run.log).toContain('::error::keep-archive: the platform served a zip, but bundle.tar.gz names a tar.gz, so the archive was not kept. Name it with .zip (bundle.zip) and run again.');
+    expect(run.outputs['archive-path']).toBeUndefined();
+    expect(readdirSync(workspace).flatMap((name) => readdirSync(join(workspace, name)))).toEqual([]);
   });
 
   it('refuses a path that exists, before any request', async () => {

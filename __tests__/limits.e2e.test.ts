@@ -57,6 +57,11 @@ describe('a start whose answer was lost', () => {
     expect(result.log).toMatch(/::warning::POST \/v1\/static-export\/jobs .*so the platform may have started the export although no answer arrived\. Sending the start again: a second export may run/);
     expect(platform.exportJobs.size - before).toBe(2);
     expect(platform.requests.filter((r) => r.route === 'start')).toHaveLength(2);
+    // Both jobs are accounted for: the one followed by its id, the other as one whose id never arrived.
+    const followed = result.outputs['job-id'];
+    const said = `This step follows export job ${followed}. Its start was sent 2 times because answers were lost, so the platform may also run one other export job whose id never arrived`;
+    expect(result.log).toContain(`::warning::${said}`);
+    expect(result.summary).toContain(said);
   });
 });
 
@@ -131,5 +136,21 @@ describe('the bundle link is a credential', () => {
     // Nothing but the mask commands carries it: a later step that echoes the output sees ***.
     expect(lines.filter((line) => line.includes(signature) && !line.startsWith('::add-mask::'))).toEqual([]);
     expect(result.log).not.toContain(signature);
+  });
+});
+
+describe('inputs that cannot act in this run are refused or named', () => {
+  it.each(['true', 'maybe'])('dry-run: %s without config-path is refused before any request: it would export for real', async (value) => {
+    const result = await run({ 'dry-run': value });
+    expect(result.code).toBe(1);
+    expect(errorLine(result.log)).toMatch(value === 'true' ? /^::error::Input 'dry-run': is true, but without config-path there is no change to preview, and the step would start a real export/ : /^::error::Input 'dry-run': 'maybe' is not a boolean/);
+    expect(platform.requests).toEqual([]);
+  });
+
+  it('pull request inputs without config-path, and check-sha256 without bundle-url-template, are named in a notice', async () => {
+    const result = await run({ 'pr-labels': 'docs', 'pr-title': 'Docs', 'check-sha256': 'true' });
+    expect(result.code).toBe(0);
+    expect(result.log).toContain('::notice::pr-labels, pr-title are set, but without config-path this step opens no pull request, so they do nothing.');
+    expect(result.log).toContain('::notice::check-sha256 is true, but it checks a URL the team hosts, which only bundle-url-template proposes');
   });
 });

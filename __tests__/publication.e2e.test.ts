@@ -94,7 +94,7 @@ describe('publish on a push: wait for the platform to publish, then export', () 
     expect(routeCalls('start')).toBe(0);
   });
 
-  it('a newer commit deployed meanwhile: exported, and the log says another push landed', async () => {
+  it('another commit deployed meanwhile, and no token to compare: exported, with no claim that it is newer', async () => {
     const mine = fakeSha('mine');
     platform.deployments.push(BRANCH, mine);
     const action = startAction(BUNDLE, inputs(), pushEnv(mine));
@@ -105,7 +105,9 @@ describe('publish on a push: wait for the platform to publish, then export', () 
     expect(run.code).toBe(0);
     expect(exportedCommit()).toBe(theirs);
     expect(run.outputs['docs-commit']).toBe(theirs);
-    expect(run.log).toContain(`The platform published ${theirs.slice(0, 7)}, newer than this run's ${mine.slice(0, 7)}: another push landed meanwhile.`);
+    // Without a token nothing was checked, so nothing is claimed: it could as well be older.
+    expect(run.log).toContain(`The platform published ${theirs.slice(0, 7)}, not this run's ${mine.slice(0, 7)}, and the run could not ask GitHub whether it includes this push (no github-token is at hand). Exporting what is published.`);
+    expect(run.log).not.toMatch(/newer|includes this push\./);
   });
 
   it.each([
@@ -117,6 +119,29 @@ describe('publish on a push: wait for the platform to publish, then export', () 
     expect(run.code).toBe(0);
     expect(routeCalls('deploy') + routeCalls('deploy-status')).toBe(0);
     expect(run.outputs['docs-commit']).toBeUndefined();
+  });
+
+  it.each(['502-taken', 'drop-taken'] as const)('a deployment trigger whose answer was lost (%s) is not sent again: one deployment queued, a clear error, nothing exported', async (kind) => {
+    platform.addFault({ route: 'deploy', kind });
+    const sha = fakeSha(`push ${kind}`);
+    platform.deployments.push(BRANCH, sha);
+    const run = await runAction(BUNDLE, inputs(), pushEnv(sha));
+    expect(run.code).toBe(1);
+    expect(run.log).toMatch(/::error::Queuing a deployment of project proj_123 got no clear answer: POST \/v1\/project\/update\/proj_123 .*The platform may have queued it, so it was not sent again .*Nothing was exported\. Re-run/);
+    expect(routeCalls('deploy')).toBe(1);
+    expect(platform.deployments.triggered()).toBe(1);
+    expect(routeCalls('start')).toBe(0);
+  });
+
+  it('a deployment trigger the platform surely did not take (503) is sent again, and the run goes on', async () => {
+    platform.addFault({ route: 'deploy', kind: '503' });
+    const sha = fakeSha('push 503');
+    platform.deployments.push(BRANCH, sha);
+    const run = await runAction(BUNDLE, inputs(), pushEnv(sha));
+    expect(run.code).toBe(0);
+    expect(routeCalls('deploy')).toBe(2);
+    expect(platform.deployments.triggered()).toBe(1);
+    expect(exportedCommit()).toBe(sha);
   });
 
   it('a renewal on a push (job-id) exports nothing new, so it does not wait', async () => {
@@ -213,5 +238,56 @@ describe('random deployments: whatever ends well exports the pushed commit or ne
       }
       if (pushedTo !== BRANCH || fails) expect({ ...context, ok: run.code === 0 }).toEqual({ ...context, ok: false });
     }
+  });
+});
+
+describe("the published commit compared with the pushed one through GitHub's compare", () => {
+  const DOCS_REPO = 'acme/docs';
+  let github: GitHubEmulator;
+  beforeEach(async () => {
+    github = await startGitHubEmulator();
+    github.createRepo(DOCS_REPO, { 'index.mdx': '# Docs\n' }, BRANCH);
+  });
+  afterEach(() => github.close());
+  const commit = (message: string, branch = BRANCH) => github.commitOnBranch(DOCS_REPO, branch, { 'index.mdx': `# ${message}\n` }, message);
+  const withGitHub = (sha: string) => ({ ...pushEnv(sha), GITHUB_API_URL: github.url, GITHUB_REPOSITORY: DOCS_REPO });
+  const compares = () => github.requests.filter((r) => r.path.includes('/compare/')).length;
+
+  it('ahead: another push landed meanwhile, and the log says so as checked', async () => {
+    const mine = commit('mine');
+    platform.deployments.push(BRANCH, mine);
+    const action = startAction(BUNDLE, inputs({ 'github-token': 'ghs_emulator_token' }), withGitHub(mine));
+    await action.waitFor('Waiting for the platform to publish');
+    const theirs = commit('theirs');
+    platform.deployments.push(BRANCH, theirs);
+    const run = await action.done;
+    expect(run.code).toBe(0);
+    expect(exportedCommit()).toBe(theirs);
+    expect(run.log).toContain(`The platform published ${theirs.slice(0, 7)}, 1 commit ahead of this run's ${mine.slice(0, 7)} (GitHub's compare): another push landed meanwhile. Exporting that, which includes this push.`);
+    expect(compares()).toBe(1);
+  });
+
+  it('behind: the next deployment is waited for once, then the run fails clearly, exporting nothing', async () => {
+    const older = commit('older');
+    const mine = commit('mine');
+    // The platform never saw this run's push: it publishes the older commit each time.
+    platform.deployments.push(BRANCH, older);
+    const run = await runAction(BUNDLE, inputs({ 'github-token': 'ghs_emulator_token' }), withGitHub(mine));
+    expect(run.code).toBe(1);
+    expect(run.log).toContain(`The platform published ${older.slice(0, 7)}, 1 commit behind this run's ${mine.slice(0, 7)} (GitHub's compare): it had not seen this push yet. Queuing the next deployment and waiting for it.`);
+    expect(run.log).toMatch(new RegExp(`::error::The platform published ${older.slice(0, 7)}, 1 commit behind this run's ${mine.slice(0, 7)} \\(GitHub's compare\\), after 2 deployments: it has not seen this push\\. Nothing was exported`));
+    expect(run.log).not.toMatch(/newer/);
+    expect(routeCalls('deploy')).toBe(2);
+    expect(routeCalls('start')).toBe(0);
+  });
+
+  it('diverged: the published commit does not contain the push; nothing exported', async () => {
+    const mine = commit('mine', 'feature');
+    const theirs = commit('force-pushed');
+    platform.deployments.push(BRANCH, theirs);
+    const run = await runAction(BUNDLE, inputs({ 'github-token': 'ghs_emulator_token' }), withGitHub(mine));
+    expect(run.code).toBe(1);
+    expect(run.log).toContain(`::error::The platform published ${theirs.slice(0, 7)}, which does not contain this run's ${mine.slice(0, 7)} (GitHub's compare: 1 commit ahead, 1 commit behind;`);
+    expect(routeCalls('start')).toBe(0);
   });
 });

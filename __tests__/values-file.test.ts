@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
+import { parseDocument } from 'yaml';
 import { checkPatchable, ConfigFileError, EditFaultError, patchValuesFile, readSetting } from '../src/values/values-file.ts';
 
 function fixture(name: string): string {
@@ -527,5 +528,42 @@ describe('what a careful user expects of unusual files', () => {
     ['{"staticExport":{"enabled":true,"bundleUrl":"https://old"}}', '{"staticExport":{"enabled":true,"bundleUrl":"https://new","version":"2024-06-01"}}']
   ])('keeps a one-line JSON file on one line, in its own spacing: %s', (before, after) => {
     expect(patchValuesFile('values.json', before, 'staticExport', { bundleUrl: 'https://new', version: '2024-06-01' }).text).toBe(after);
+  });
+});
+
+describe('duplicate keys, found in linear time', () => {
+  it("refuses a repeated key where the yaml library's own (quadratic) check does, in 500 random files", () => {
+    const seed0 = Number(process.env.TEST_SEED ?? 27);
+    let seed = seed0;
+    const rand = (n: number) => Math.floor(((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * n);
+    const keys = ['a', 'b', '"a"', "'b'", '1', '"1"', 'true', '~', 'x y'];
+    let duplicates = 0;
+    for (let i = 0; i < 500; i++) {
+      const block = (indent: string, depth: number): string[] =>
+        Array.from({ length: 1 + rand(4) }, () => {
+          const key = keys[rand(keys.length)];
+          if (depth < 2 && rand(3) === 0) return [`${indent}${key}:`, ...block(`${indent}  `, depth + 1)].join('\n');
+          if (rand(5) === 0) return `${indent}${key}: {${keys[rand(keys.length)]}: 1, ${keys[rand(keys.length)]}: 2}`;
+          return `${indent}${key}: v`;
+        });
+      const text = `${block('', 0).join('\n')}\nstaticExport:\n  bundleUrl: x\n`;
+      const libraryRefuses = parseDocument(text).errors.some((error) => error.code === 'DUPLICATE_KEY');
+      let refused = false;
+      try {
+        readSetting('values.yaml', text, 'staticExport', 'bundleUrl');
+      } catch (error) {
+        refused = error instanceof ConfigFileError && error.message.includes('Map keys must be unique');
+      }
+      expect({ seed: seed0, i, text, refused }).toEqual({ seed: seed0, i, text, refused: libraryRefuses });
+      if (refused) duplicates += 1;
+    }
+    // Both verdicts must occur, or the comparison proves nothing.
+    expect(duplicates).toBeGreaterThan(50);
+    expect(duplicates).toBeLessThan(450);
+  });
+
+  it('names the line of the repeated key', () => {
+    const error = thrown(() => readSetting('values.yaml', 'a: 1\nstaticExport:\n  bundleUrl: x\na: 2\n', 'staticExport', 'bundleUrl'));
+    expect(error.message).toBe('values.yaml:4: not valid YAML: Map keys must be unique');
   });
 });

@@ -65,6 +65,11 @@ export class Deployments {
     return this.queue(projectId, 'api').id;
   }
 
+  /** How many deployments the API queued (POST /v1/project/update), not the platform's GitHub app. */
+  triggered(): number {
+    return this.deployments.filter((deployment) => deployment.source === 'api').length;
+  }
+
   /** Every deployment queued from now on gets the fault, or the next `times` of them. */
   arm(fault: DeploymentFault, times = Number.POSITIVE_INFINITY): void {
     this.armed.push({ fault, times });

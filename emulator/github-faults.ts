@@ -1,7 +1,7 @@
 // GitHub as it behaves on a bad day, for the GitHub REST emulator: faults armed per call number or
 // per operation, from tests and from `npm run emulator -- --github --github-fault KIND@CALL`.
 
-export type GitHubFaultKind = '502' | '503' | 'reset' | 'lost' | 'slow' | 'secondary' | '429' | 'primary' | 'writer' | 'unresolved';
+export type GitHubFaultKind = '502' | '503' | 'reset' | 'lost' | 'slow' | 'secondary' | '429' | 'primary' | 'writer' | 'unresolved' | 'unresolved-errors' | 'exists';
 
 export const GITHUB_FAULT_KINDS: Record<GitHubFaultKind, string> = {
   '502': "the gateway answers 502 with an HTML page; nothing is done",
@@ -13,7 +13,9 @@ export const GITHUB_FAULT_KINDS: Record<GitHubFaultKind, string> = {
   '429': '429 with retry-after: VALUE s (default 1)',
   primary: '403 with x-ratelimit-remaining: 0 and a reset VALUE s away (default 1)',
   writer: 'another run of the action creates (or moves) the pull request branch just before the call, unless a run already proposed there',
-  unresolved: '422 "Could not resolve to a node" (labels right after a pull request is created)'
+  unresolved: '422 "Could not resolve to a node" (labels right after a pull request is created)',
+  'unresolved-errors': 'the same 422 as GitHub really sends it: "Validation Failed", the reason in errors[].message',
+  exists: '422 "Validation Failed", errors[].message "A pull request already exists for …", although no open pull request is listed'
 };
 
 export interface GitHubFault {

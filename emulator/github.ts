@@ -297,15 +297,17 @@ const ROUTES: Route[] = [
         html_url: `${url}/${fullNameOf(repo)}/blob/${ref}/${p}`
       });
       if (content !== undefined) {
+        // Above 1 MB GitHub sends no content: encoding "none" and an empty string.
+        const large = Buffer.byteLength(content) > 1024 * 1024;
         return {
           status: 200,
           body: {
             type: 'file',
-            encoding: 'base64',
+            encoding: large ? 'none' : 'base64',
             size: Buffer.byteLength(content),
             name: path.split('/').pop(),
             path,
-            content: base64Wrapped(content),
+            content: large ? '' : base64Wrapped(content),
             sha: blobSha(content),
             ...links(path)
           }
@@ -503,6 +505,10 @@ export async function startGitHubEmulator(options: Partial<Policy> = {}): Promis
           });
         case 'unresolved':
           return send(422, JSON.stringify({ message: "Could not resolve to a node with the global id of 'PR_kwDOemulated'.", documentation_url: DOCS, status: '422' }));
+        case 'unresolved-errors':
+          return send(422, JSON.stringify({ message: 'Validation Failed', errors: [{ message: "Could not resolve to a node with the global id of 'PR_kwDOemulated'." }], documentation_url: DOCS, status: '422' }));
+        case 'exists':
+          return send(422, JSON.stringify({ message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: 'A pull request already exists for an unlisted branch.' }], documentation_url: DOCS, status: '422' }));
         case 'writer':
           if (repoPath) state.otherRunWrites(`${decodeURIComponent(repoPath[1]!)}/${decodeURIComponent(repoPath[2]!)}`, fault.branch ?? 'static-export/deploy-values.yaml');
           return respond();

@@ -28,6 +28,8 @@ export interface EmulatorOptions extends PlatformSettings {
   apiKey?: string;
   /** The host bundle links name instead of 127.0.0.1 (on the emulator's port): storage is another host than the API. */
   storageHost?: string;
+  /** The base URL bundle links name instead (scheme, host and port): a TLS proxy in front of the emulator, say. */
+  storageUrl?: string;
 }
 
 export type { FeedbackEntry, JobProfile } from './platform-state.ts';
@@ -419,7 +421,7 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  storageUrl = options.storageHost ? url.replace('127.0.0.1', options.storageHost) : url;
+  storageUrl = options.storageUrl ?? (options.storageHost ? url.replace('127.0.0.1', options.storageHost) : url);
 
   return {
     url,

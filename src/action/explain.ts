@@ -2,6 +2,7 @@
 // it means, what to do. Entry points pass any error here before failing the step.
 import { ApiError, ResponseShapeError } from '../platform/transport.ts';
 import { formatSeconds } from './format.ts';
+import { tlsAdvice } from './network.ts';
 import { InputError } from './inputs.ts';
 
 export interface ErrorContext {
@@ -26,6 +27,7 @@ export function explainError(error: unknown, context: ErrorContext): string {
 
   switch (error.status) {
     case undefined:
+      if (error.tls) return `${what}: ${tlsAdvice(new URL(context.apiUrl).host, error.code!)}${reference}`;
       if (error.code === 'ETIMEDOUT') {
         return `${what}: ${error.message}, after retries. The API is slow or unreachable from this runner; re-run, or raise request-timeout.${reference}`;
       }

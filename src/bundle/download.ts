@@ -15,10 +15,11 @@ import type { Bundle } from '../platform/static-export.ts';
 import { redactLink } from '../values/link.ts';
 import { formatBytes, formatDuration, formatSeconds } from '../action/format.ts';
 import type { Deadline } from '../action/deadline.ts';
+import { isTlsCode, networkCode, tlsAdvice } from '../action/network.ts';
 import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
 import { BundleError, DEFAULT_LIMITS, type UnpackLimits } from './guard.ts';
 import { type ArchiveFormat, detectFormat, unpackTarGz, unpackZip, type UnpackedTree } from './unpack.ts';
-import { archiveCopy, archiveStagingPath, type KeptArchive, placeArchive } from '../storage/kept-archive.ts';
+import { archiveCopy, archiveStagingPath, checkArchiveFormat, type KeptArchive, placeArchive } from '../storage/kept-archive.ts';
 
 export { BundleError } from './guard.ts';
 
@@ -123,6 +124,7 @@ async function downloadWithin(options: DownloadBundleOptions): Promise<Downloade
       }
     }
     await checkDownloadPath(options.directory, target); // nothing appeared there while downloading
+    if (archive) checkArchiveFormat(options.keepArchive!.input, options.keepArchive!.path, fetched.format);
     const kept = archive ? await placeArchive(options.keepArchive!.input, archive, options.keepArchive!.path, fetched.sha256, fetched.bytes) : undefined;
     await rmdir(target).catch(() => undefined); // an empty directory gives way (rename over it fails on Windows)
     await rename(staging, target);
@@ -236,7 +238,7 @@ async function fetchOnce(bundle: Bundle, staging: string, limits: UnpackLimits, 
     throw downloadError(error, meter, bundle.sizeBytes);
   }
   // The whole archive is on disk and its size matched, so yauzl may read it by offset now.
-  if (format === 'zip') tree = await unpackZip(zipFile, staging, limits);
+  if (format === 'zip') tree = await unpackZip(zipFile, staging, limits, options.signal);
   return { files: tree!.files, unpackedBytes: tree!.bytes, sha256: meter.sha256(), bytes: meter.bytes, format: format! };
 }
 
@@ -338,7 +340,11 @@ function get(url: URL, signal: AbortSignal | undefined, idleTimeoutMs: number): 
     request.setTimeout(idleTimeoutMs, () => request.destroy(Object.assign(new Error(`no data for ${formatSeconds(idleTimeoutMs)}`), { code: 'ETIMEDOUT' })));
     request.on('error', (error: NodeJS.ErrnoException) => {
       if (isAbort(error)) return reject(error);
-      const code = error.code ?? 'ECONNRESET';
+      const code = networkCode(error) ?? 'ECONNRESET';
+      if (isTlsCode(code)) {
+        const advice = tlsAdvice(`the storage (${url.host})`, code);
+        return reject(new BundleError('network', `The download of the bundle from ${redactLink(url.toString())} failed: ${advice}`, { cause: error }));
+      }
       reject(new BundleError('network', `The download of the bundle from ${redactLink(url.toString())} failed before an answer (${code}).`, { transient: true, cause: error }));
     });
   });

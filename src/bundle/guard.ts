@@ -89,6 +89,8 @@ export class EntryGuard {
   private readonly kinds = new Map<string, EntryKind>();
   /** The spelling the archive used first for each key, for messages. */
   private readonly spellings = new Map<string, string>();
+  /** Folders no entry names but an entry's path implies (`a/b/c.html` makes `a` and `a/b`): by key, that entry. */
+  private readonly impliedBy = new Map<string, string>();
 
   constructor(limits: UnpackLimits) {
     this.limits = limits;
@@ -118,10 +120,18 @@ export class EntryGuard {
     }
     const path = parts.join('/');
     const key = nameKey(path);
-    this.checkAncestors(parts, header.path);
+    this.checkAncestors(parts, header.path, path);
     const seen = this.kinds.get(key);
     const spelled = this.spellings.get(key);
-    if (seen !== undefined && spelled !== path) {
+    const implied = this.impliedBy.get(key);
+    if (implied !== undefined && kind !== 'directory') {
+      // A link over a folder that holds files would lead the folder's later entries elsewhere.
+      throw new BundleError(
+        'unsafe',
+        `The bundle holds a ${kind === 'symlink' ? 'link' : kind === 'hardlink' ? 'hard link' : kind} '${path}' where its earlier entry '${implied}' needs a folder '${spelled}'${kind === 'symlink' ? ': the link would lead that folder\'s entries elsewhere' : ''}. ${TAMPERED}`
+      );
+    }
+    if (seen !== undefined && spelled !== path && implied === undefined) {
       // macOS and Windows runners (and many servers) see one name where the archive has two.
       throw new BundleError(
         'unsafe',
@@ -153,6 +163,7 @@ export class EntryGuard {
     }
     this.kinds.set(key, kind);
     this.spellings.set(key, path);
+    this.impliedBy.delete(key);
     return path;
   }
 
@@ -200,14 +211,21 @@ export class EntryGuard {
     return parts;
   }
 
-  // Writing below a link, or below a file, would follow the link or fail halfway.
-  private checkAncestors(parts: string[], raw: string): void {
+  // Writing below a link, or below a file, would follow the link or fail halfway. The folders the
+  // path implies are recorded, so no link or file is admitted in their place later.
+  private checkAncestors(parts: string[], raw: string, path: string): void {
     for (let i = 1; i < parts.length; i++) {
       const ancestor = parts.slice(0, i).join('/');
       // Compared as the file system compares: `X/L` is a link, so `x/l/…` goes through it too.
-      const kind = this.kinds.get(nameKey(ancestor));
+      const key = nameKey(ancestor);
+      const kind = this.kinds.get(key);
       if (kind !== undefined && kind !== 'directory') {
         throw new BundleError('unsafe', `The bundle holds an entry '${raw}' below '${ancestor}', which it holds as a ${kind}: writing it would go through the link. ${TAMPERED}`);
+      }
+      if (kind === undefined) {
+        this.kinds.set(key, 'directory');
+        this.spellings.set(key, ancestor);
+        this.impliedBy.set(key, path);
       }
     }
   }

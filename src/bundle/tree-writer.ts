@@ -4,12 +4,14 @@
 // entry, so a site of 10,000 small files spends most of its time waiting on one file-system call
 // after another (3 to 4 times `tar -xzf` in scripts/bench-unpack.ts). Here small files are held in
 // memory until written and up to `concurrency` writes run at once on libuv's threads, which brings
-// it to about the time of `tar -xzf`. The directory is fresh and ours (made by downloadBundle), so
-// no link exists in it but those the guard admitted. Files are opened with O_EXCL ('wx'), which
-// refuses a name that exists already, a link included; it guards the last name only, so that no
-// link stands above a file is the guard's job (it admits nothing below a link, in any spelling).
+// it to about the time of `tar -xzf`. The directory is fresh and ours (made by downloadBundle).
+// Symbolic links are made last, once every folder, file and hard link is written: while anything
+// else is made no link exists in the tree, so nothing is made through one, whatever the order of
+// the entries and however many writes run at once. The guard admits no entry below a link and no
+// link where a folder stands, so making the links goes through none either. Files are opened with
+// O_EXCL ('wx'), which refuses a name that exists already.
 import { createWriteStream } from 'node:fs';
-import { link, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { Writable } from 'node:stream';
 import { BundleError } from './guard.ts';
@@ -35,6 +37,8 @@ export class TreeWriter {
   /** Files by path, so a hard link waits for its target. */
   private readonly written = new Map<string, Promise<void>>();
   private readonly pending = new Set<Promise<void>>();
+  /** Symbolic links, made by finish() once everything else is on disk. */
+  private readonly symlinks: { path: string; target: string }[] = [];
   /** Files being streamed: a failure elsewhere cuts them, since their source will never end. */
   private readonly streaming = new Set<Writable>();
   private bufferedBytes = 0;
@@ -81,10 +85,8 @@ export class TreeWriter {
   }
 
   symlink(path: string, target: string): void {
-    this.track(
-      this.folder(parentOf(path)).then(() => symlink(target, this.absolute(path))),
-      path
-    );
+    this.symlinks.push({ path, target });
+    this.track(this.folder(parentOf(path)), path);
   }
 
   hardlink(path: string, target: string): void {
@@ -104,8 +106,11 @@ export class TreeWriter {
     });
   }
 
-  /** Waits for every write; throws the first failure. */
+  /** Waits for every write, then makes the links; throws the first failure. */
   async finish(): Promise<void> {
+    await this.settle();
+    if (this.failure) throw this.failure;
+    for (const { path, target } of this.symlinks) this.track(Promise.resolve().then(() => symlink(target, this.absolute(path))), path);
     await this.settle();
     if (this.failure) throw this.failure;
   }
@@ -152,7 +157,8 @@ export class TreeWriter {
         try {
           await mkdir(this.absolute(path));
         } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+          // The same folder in another spelling, on a case-insensitive file system; never a link.
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !(await lstat(this.absolute(path))).isDirectory()) throw error;
         }
       });
       made.catch(() => undefined); // reported by whichever entry waits on it

@@ -205,9 +205,13 @@ function gzipError(error: unknown): unknown {
  * Unpacks a zip file into `root`, an empty directory. A zip's directory of entries sits at its end,
  * and yauzl reads the entries by offset, so a zip is unpacked from a file, never from a stream.
  */
-export async function unpackZip(file: string, root: string, limits: UnpackLimits): Promise<UnpackedTree> {
+export async function unpackZip(file: string, root: string, limits: UnpackLimits, signal?: AbortSignal): Promise<UnpackedTree> {
+  signal?.throwIfAborted();
   const guard = new EntryGuard(limits);
   const writer = new TreeWriter(root);
+  // Cancel and the step's deadline cut the files being written, and no entry after them starts.
+  const onAbort = () => writer.abort(signal?.reason instanceof Error ? signal.reason : new Error('Aborted'));
+  signal?.addEventListener('abort', onAbort, { once: true });
   let zip: yauzl.ZipFile;
   try {
     // decodeStrings off: names are decoded below and judged by the guard, with its messages.
@@ -218,6 +222,7 @@ export async function unpackZip(file: string, root: string, limits: UnpackLimits
   try {
     if (zip.entryCount > limits.maxFiles) guard.admitCount(zip.entryCount);
     for await (const entry of zip.eachEntry()) {
+      signal?.throwIfAborted();
       const header = await zipHeader(zip, entry);
       const path = guard.admit(header);
       if (path === undefined) continue;
@@ -230,8 +235,10 @@ export async function unpackZip(file: string, root: string, limits: UnpackLimits
   } catch (error) {
     writer.abort(error as Error);
     await writer.settle();
+    if (signal?.aborted) throw signal.reason;
     throw error instanceof BundleError ? error : zipError(error);
   } finally {
+    signal?.removeEventListener('abort', onAbort);
     zip.close();
   }
   await checkTree(root, guard);

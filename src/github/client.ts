@@ -5,6 +5,7 @@
 // - Rate limits (secondary-limit 403/429 with retry-after, x-ratelimit-remaining: 0): plugin-throttling
 //   waits as GitHub asks, twice per call at most. A plain 429 is waited out here, twice at most,
 //   through the one backoff helper (wait/backoff.ts).
+// - 422 "Could not resolve to a node" on labels right after a pull request is created: twice, the same way.
 // - Any other 4xx: never retried (plugin-retry's doNotRetry).
 // - Each attempt has its own time limit (request-timeout, or what is left of the step), and no wait
 //   starts that would end past the deadline: the step ends then, saying what GitHub asked for.
@@ -14,6 +15,7 @@ import { throttling } from '@octokit/plugin-throttling';
 import { RequestError } from '@octokit/request-error';
 import type { Deadline } from '../action/deadline.ts';
 import { formatDuration } from '../action/format.ts';
+import { isTlsCode, networkCode, tlsAdvice } from '../action/network.ts';
 import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
 
 export type Octokit = ReturnType<typeof getOctokit>;
@@ -56,6 +58,33 @@ function responseHeaders(error: unknown): Record<string, string> {
   return (error as { response?: { headers?: Record<string, string> } }).response?.headers ?? {};
 }
 
+/** A failed fetch: Octokit gives it status 500, but no answer came (a dropped connection, a TLS failure). */
+function noAnswer(error: unknown): boolean {
+  return (error as { status?: number }).status === 500 && (error as { response?: unknown }).response === undefined;
+}
+
+/**
+ * GitHub's own words for a failure: the top-level message and each `errors[].message`, where a 422
+ * puts its reason ("Validation Failed: Could not resolve to a node with the global id of '…'").
+ */
+export function githubSaid(error: unknown): string | undefined {
+  const data = (error as { response?: { data?: unknown } }).response?.data as { message?: unknown; errors?: unknown } | undefined;
+  const errors = Array.isArray(data?.errors) ? data.errors : [];
+  const said = [data?.message, ...errors.map((e: unknown) => (typeof e === 'string' ? e : (e as { message?: unknown } | null)?.message))].filter(
+    (part): part is string => typeof part === 'string' && part !== ''
+  );
+  return said.length > 0 ? said.join(': ') : undefined;
+}
+
+/**
+ * Right after a pull request is created, GitHub's stores may not know it yet and answer a label
+ * request with 422 "Could not resolve to a node": the one 4xx worth retrying, briefly
+ * (peter-evans/create-pull-request#4321).
+ */
+function isLabelRace(error: unknown, o: { url: string }): boolean {
+  return (error as { status?: number }).status === 422 && /\/labels$/.test(o.url) && /could not resolve to a node/i.test(githubSaid(error) ?? '');
+}
+
 /** A 429 that is neither a secondary nor a primary limit: those the throttling plugin waits out. */
 function isPlainRateLimit(error: unknown): boolean {
   const message = error instanceof Error ? error.message : '';
@@ -86,18 +115,23 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
       return await request(o);
     } catch (error) {
       if (options.signal?.aborted) throw new GitHubStop('Cancelled', { cause: options.signal.reason });
+      const retryCount = o.request?.retryCount ?? 0;
+      // A transient fault whose next retry would end past the deadline ends the step now.
+      const noTimeToRetry = (said: string) =>
+        new GitHubStop(`${said}, and the step's timeout leaves no time to retry. Raise timeout, or run again.`, { cause: error });
       if (timeout.aborted) {
+        const said = `GitHub did not answer ${what(o)} within ${formatDuration(limitMs)} (request-timeout)`;
+        if (retryCount < RETRIES && !deadline.fits(retryDelayMs(retryCount))) throw noTimeToRetry(said);
         // A timeout is transient: a RequestError with its request, so plugin-retry retries it.
-        log(`GitHub did not answer ${what(o)} within ${formatDuration(limitMs)} (request-timeout); retrying.`);
+        log(`${said}; retrying.`);
         throw new RequestError(`GitHub did not answer within ${formatDuration(limitMs)}`, 500, { request: { ...o, headers: {} } as never });
       }
+      const code = noAnswer(error) ? (networkCode(error) ?? 'ECONNRESET') : undefined;
+      if (isTlsCode(code)) throw new GitHubStop(`${what(o)} could not reach GitHub: ${tlsAdvice(URL.parse(String(o.baseUrl))?.host ?? 'GitHub', code)}`, { cause: error });
       const status = (error as { status?: number }).status;
-      // A transient fault whose next retry would end past the deadline ends the step now.
-      const retryCount = o.request?.retryCount ?? 0;
-      if (status !== undefined && status >= 500 && retryCount < RETRIES && !deadline.fits(retryDelayMs(retryCount))) {
-        throw new GitHubStop(`GitHub answered ${status} to ${what(o)}, and the step's timeout leaves no time to retry. Raise timeout, or run again.`, { cause: error });
-      }
-      if (status !== undefined && status >= 500 && retryCount < RETRIES) log(`GitHub answered ${status} to ${what(o)}; retrying in ${formatDuration(retryDelayMs(retryCount))}.`);
+      const said = code ? `The connection to GitHub was lost before an answer to ${what(o)} (${code})` : `GitHub answered ${status} to ${what(o)}`;
+      if (status !== undefined && status >= 500 && retryCount < RETRIES && !deadline.fits(retryDelayMs(retryCount))) throw noTimeToRetry(said);
+      if (status !== undefined && status >= 500 && retryCount < RETRIES) log(`${said}; retrying in ${formatDuration(retryDelayMs(retryCount))}.`);
       throw error;
     }
   };
@@ -110,11 +144,16 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
       return retryTransient(() => attempt(request, o), {
         retries: RATE_LIMIT_WAITS,
         minBackoffMs: 1000,
-        transient: isPlainRateLimit,
+        transient: (error) => isPlainRateLimit(error) || isLabelRace(error, o),
         retryAfterMs: (error) => parseRetryAfter(responseHeaders(error)['retry-after']),
         deadline,
-        pastDeadline: ({ waitMs }) => tooLong(waitMs, o, 'asked to wait (429)'),
-        onRetry: ({ waitMs }) => log(`GitHub asked to wait ${formatDuration(waitMs)} (429) before ${what(o)}; waiting.`),
+        pastDeadline: ({ waitMs, error }) => tooLong(waitMs, o, isLabelRace(error, o) ? 'did not know the new pull request yet (422)' : 'asked to wait (429)'),
+        onRetry: ({ waitMs, error }) =>
+          log(
+            isLabelRace(error, o)
+              ? `GitHub did not know the new pull request yet at ${what(o)} (422 Could not resolve to a node); trying again in ${formatDuration(waitMs)}.`
+              : `GitHub asked to wait ${formatDuration(waitMs)} (429) before ${what(o)}; waiting.`
+          ),
         signal: options.signal
       });
     });
@@ -145,11 +184,16 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
     throttling
   );
   // Outermost: a call refused for a wait past the deadline says so, not just "403".
-  octokit.hook.error('request', (error) => {
+  // A connection lost at every try says so, not "500" (Octokit gives a failed fetch that status).
+  octokit.hook.error('request', (error, o) => {
     if (stopped) {
       const stop = stopped;
       stopped = undefined;
       throw stop;
+    }
+    if (noAnswer(error) && !(error instanceof GitHubStop)) {
+      const lost = /did not answer within/.test(error.message) ? error.message : `GitHub's connection was lost before an answer (${networkCode(error) ?? 'ECONNRESET'})`;
+      throw new GitHubStop(`${lost} to ${what(o)}, at each of ${RETRIES + 1} tries. Check the runner's network and proxy settings, or run again`, { cause: error });
     }
     throw error;
   });

@@ -2,7 +2,7 @@
 // peter-evans/create-pull-request does: one branch per purpose, commits made through the git data
 // API so GitHub signs them, and a re-run updates the same pull request. A person's lines on the
 // branch are kept, and every move of the branch is a compare-and-swap.
-import type { Octokit } from './client.ts';
+import { githubSaid, type Octokit } from './client.ts';
 
 export type { Octokit };
 
@@ -47,10 +47,9 @@ interface HttpFailure {
 function httpFailure(error: unknown): HttpFailure | undefined {
   if (!(error instanceof Error) || typeof (error as { status?: unknown }).status !== 'number') return undefined;
   const response = (error as { response?: { data?: unknown; headers?: Record<string, string | undefined> } }).response;
-  const data = response?.data as { message?: unknown } | undefined;
   return {
     status: (error as unknown as { status: number }).status,
-    message: typeof data?.message === 'string' ? data.message : error.message,
+    message: githubSaid(error) ?? error.message,
     requestId: response?.headers?.['x-github-request-id']
   };
 }
@@ -126,7 +125,9 @@ async function fileText(octokit: Octokit, repo: Repo, path: string, ref: string)
     throw new PullRequestError(`Could not read ${path} in ${where}: it is a ${Array.isArray(data) ? 'directory' : String(file.type)}, not a file; check the path`);
   }
   if (file.encoding !== 'base64') {
-    throw new PullRequestError(`Could not read ${path} in ${where}: the file is larger than the contents API returns (1 MB)`);
+    throw new PullRequestError(
+      `Could not read ${path} in ${where}: the file is larger than GitHub's contents API returns (1 MB). Keep the settings this action edits in a file of their own, under 1 MB (Helm merges several -f files), and point config-path at it`
+    );
   }
   return Buffer.from(file.content ?? '', 'base64').toString('utf8');
 }
@@ -347,8 +348,8 @@ async function openPull(octokit: Octokit, repo: Repo, branch: string) {
   return data[0];
 }
 
-/** How many times a create is tried again when GitHub says the pull request already exists. */
-const CREATE_ATTEMPTS = 2;
+/** How many times "A pull request already exists" sends the run to look for it again. */
+const FIND_ATTEMPTS = 3;
 
 async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedChange, commitSha: string | undefined): Promise<ProposalResult> {
   const { base, branch } = change;
@@ -357,14 +358,20 @@ async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedC
     if (existing === undefined) {
       try {
         const { data: created } = await octokit.rest.pulls.create({ ...repo, head: branch, base: base.branch, title: change.title, body: change.body });
-        await addLabels(octokit, repo, created.number, change.labels, true);
+        await addLabels(octokit, repo, created.number, change.labels);
         return { operation: 'created', number: created.number, url: created.html_url, commitSha };
       } catch (error) {
+        if (error instanceof PullRequestError) throw error;
         const failure = httpFailure(error);
         // This run's own create went through with its answer lost, or another run opened it first: read it back.
-        const exists = failure?.status === 422 && /already exists/i.test(JSON.stringify((error as { response?: { data?: unknown } }).response?.data ?? failure.message));
-        if (exists && attempt < CREATE_ATTEMPTS) continue;
-        if (error instanceof PullRequestError) throw error;
+        if (failure?.status === 422 && /already exists/i.test(failure.message)) {
+          if (attempt < FIND_ATTEMPTS) continue;
+          throw new PullRequestError(
+            `Could not open a pull request from ${branch} into ${base.branch} in ${repo.owner}/${repo.repo}: GitHub says one already exists (${failure.message}), ` +
+              `but ${FIND_ATTEMPTS} lists of open pull requests for ${repo.owner}:${branch} did not show it. Open the repository's pull requests, close or merge the one from ${branch}, then run again.`,
+            422
+          );
+        }
         throw toPullRequestError(error, `open a pull request from ${branch} into ${base.branch}`, `${repo.owner}/${repo.repo}`, {});
       }
     }
@@ -377,7 +384,7 @@ async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedC
     if (!edited && commitSha === undefined) return { operation: 'none', number: existing.number, url: existing.url };
     // Labels someone removed by hand stay removed until the proposal changes again.
     const present = new Set(existing.labels);
-    await addLabels(octokit, repo, existing.number, change.labels.filter((label) => !present.has(label)), false);
+    await addLabels(octokit, repo, existing.number, change.labels.filter((label) => !present.has(label)));
     return { operation: 'updated', number: existing.number, url: existing.url, commitSha };
   }
 }
@@ -388,20 +395,9 @@ async function openPullState(octokit: Octokit, repo: Repo, branch: string): Prom
   return pull && { number: pull.number, url: pull.html_url, title: pull.title, body: pull.body ?? '', labels: pull.labels.map((label) => label.name ?? '') };
 }
 
-async function addLabels(octokit: Octokit, repo: Repo, number: number, labels: string[], justCreated: boolean): Promise<void> {
+// GitHub's 422 "Could not resolve to a node" right after the pull request is created is retried by
+// the client (client.ts), within the step's deadline and cancel.
+async function addLabels(octokit: Octokit, repo: Repo, number: number, labels: string[]): Promise<void> {
   if (labels.length === 0) return;
-  // Right after a pull request is created, GitHub's stores may not know it yet and answer 422
-  // "Could not resolve to a node": the one 4xx worth retrying, briefly (peter-evans/create-pull-request#4321).
-  for (const pause of justCreated ? [1000, 2000, 0] : [0]) {
-    try {
-      await octokit.rest.issues.addLabels({ ...repo, issue_number: number, labels });
-      return;
-    } catch (error) {
-      const failure = httpFailure(error);
-      if (!(failure?.status === 422 && /could not resolve to a node/i.test(failure.message) && pause > 0)) {
-        throw toPullRequestError(error, `label pull request #${number}`, `${repo.owner}/${repo.repo}`, {});
-      }
-      await new Promise((resolve) => setTimeout(resolve, pause));
-    }
-  }
+  await step(`label pull request #${number}`, repo, () => octokit.rest.issues.addLabels({ ...repo, issue_number: number, labels }));
 }

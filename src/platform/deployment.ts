@@ -17,12 +17,13 @@ export interface Deployment {
 }
 
 /**
- * Queues a deployment of the branch the platform deploys. Sent again after an ambiguous fault like
- * a read: a second deployment of the same branch only publishes the same head again.
+ * Queues a deployment of the branch the platform deploys. Like an agent job's start (`create`), it
+ * is not sent again after a fault that the platform may have acted on: the run could not follow a
+ * deployment whose id never arrived, and each resend would queue one more.
  */
 export async function triggerDeployment(client: ApiClient, projectId: string): Promise<string> {
   const path = `/v1/project/update/${encodeURIComponent(projectId)}`;
-  return new Shape(await client.request('POST', path), `POST ${path}`).string('statusId');
+  return new Shape(await client.request('POST', path, { retry: 'create' }), `POST ${path}`).string('statusId');
 }
 
 export async function getDeployment(client: ApiClient, statusId: string): Promise<Deployment> {

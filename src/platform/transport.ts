@@ -5,6 +5,7 @@ import { HttpClient } from '@actions/http-client';
 import type { IncomingMessage } from 'node:http';
 import { type Deadline, DeadlineError } from '../action/deadline.ts';
 import { formatBytes, formatSeconds } from '../action/format.ts';
+import { isTlsCode, networkCode } from '../action/network.ts';
 import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
 
 /**
@@ -15,7 +16,8 @@ import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
  * the platform acted), a timeout or a connection dropped with the body sent, it is not resent.
  * `start`: an export start. The platform has no idempotency key, so after such an ambiguous fault
  * a resend may run a second export; it is resent all the same, with a warning that says so: a
- * second export costs the user nothing, giving up costs the run.
+ * second export costs the user nothing, giving up costs the run. `resentStarts` counts them, so the
+ * log and the summary can say how many jobs may run unnamed.
  */
 export type RetryPolicy = 'idempotent' | 'create' | 'start';
 
@@ -106,7 +108,12 @@ export class ApiError extends Error {
 
   get transient(): boolean {
     if (this.status !== undefined) return this.status >= 500 || this.status === 429;
-    return true;
+    return !this.tls;
+  }
+
+  /** The TLS handshake failed (an untrusted or wrong certificate): nothing was sent, and another try fails alike. */
+  get tls(): boolean {
+    return this.status === undefined && isTlsCode(this.code);
   }
 
   /** The server may have acted on the request although no success came back. */
@@ -124,6 +131,8 @@ export class ResponseShapeError extends Error {
 }
 
 export class ApiClient {
+  /** Export starts sent again after an ambiguous fault: each may have started a job whose id never arrived. */
+  resentStarts = 0;
   private readonly http: HttpClient;
   private readonly options: Required<Pick<ApiClientOptions, 'requestTimeoutMs' | 'retries' | 'minBackoffMs'>> &
     ApiClientOptions;
@@ -159,6 +168,7 @@ export class ApiClient {
       onRetry: ({ error, waitMs, retriesLeft }) => {
         const apiError = error as ApiError;
         if (policy === 'start' && apiError.ambiguous) {
+          this.resentStarts += 1;
           this.options.warn?.(
             `${apiError.message}, so the platform may have started the export although no answer arrived. Sending the start again: a second export may run on the platform (it costs nothing but its time); this step follows the one whose answer arrives.`
           );
@@ -227,17 +237,20 @@ export class ApiClient {
         }
         throw error;
       }
-      const code = (error as NodeJS.ErrnoException).code ?? 'ECONNRESET';
-      const notSent = NOT_SENT_CODES.has(code);
+      const code = networkCode(error) ?? 'ECONNRESET';
+      const notSent = NOT_SENT_CODES.has(code) || isTlsCode(code);
       this.options.debug?.(`${method} ${path} → ${code} after ${Date.now() - started} ms`);
+      const host = new URL(this.options.baseUrl).host;
       throw new ApiError({
         method,
         path,
         code,
         maybeTaken: !notSent,
-        message: notSent
-          ? `${method} ${path} could not reach ${new URL(this.options.baseUrl).host} (${code})`
-          : `${method} ${path} lost its connection before an answer (${code})`
+        message: isTlsCode(code)
+          ? `${method} ${path} could not reach ${host}: its TLS certificate was refused (${code})`
+          : notSent
+            ? `${method} ${path} could not reach ${host} (${code})`
+            : `${method} ${path} lost its connection before an answer (${code})`
       });
     } finally {
       clearTimeout(timer);

@@ -34,6 +34,14 @@ export function explainPublishError(error: unknown, inputs: PublishInputs, plan:
     const id = job?.jobId ?? jobId;
     return `The export job ${id} did not finish within the timeout (${inputs.timeoutText}): ${where} after ${Math.round(timeout.waitedMs / 1000)} s. The job goes on on the server: re-run with job-id: ${id} to pick it up, or raise timeout.`;
   }
+  if (error instanceof ApiError && error.path.startsWith('/v1/project/update/') && error.ambiguous && inputs.publication) {
+    // Not resent (see triggerDeployment): say what may have happened and that a re-run is safe.
+    const reference = error.requestId ? ` (request id ${error.requestId})` : '';
+    return (
+      `Queuing a deployment of project ${inputs.publication.projectId} got no clear answer: ${error.message}. The platform may have queued it, so it was not sent again ` +
+      `(each resend could queue one more deployment, and this run could not follow one whose id never arrived). Nothing was exported. Re-run: a deployment queued meanwhile only publishes the same branch head again.${reference}`
+    );
+  }
   if (error instanceof ApiError && error.path.startsWith('/v1/project/') && inputs.publication) {
     const projectId = inputs.publication.projectId;
     return explainError(error, {

@@ -24,6 +24,8 @@ export interface ExportResult {
   started: boolean;
   /** How long the step waited for the job (ms). */
   waitedMs: number;
+  /** Said when a resent start may have left other jobs running whose ids never arrived. */
+  unnamedJobs?: string;
 }
 
 /** The job ended `failed`. */

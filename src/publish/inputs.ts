@@ -41,8 +41,11 @@ export interface PublishInputs extends PlatformInputs {
   linkMarginMs?: number;
   /** As the user wrote it, for messages. */
   linkMarginText: string;
-  /** Set when the step first waits for the platform to publish (wait-for-deployment). */
-  publication?: { projectId: string; pushed?: PushedCommit };
+  /**
+   * Set when the step first waits for the platform to publish (wait-for-deployment). `github`: the
+   * pushed repository and a token to compare the published commit with the pushed one.
+   */
+  publication?: { projectId: string; pushed?: PushedCommit; github?: { token: string; repo: { owner: string; repo: string } } };
 }
 
 const CONFIG_KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
@@ -90,6 +93,7 @@ export function readPublishInputs(): PublishInputs {
   const minValidityText = core.getInput(Input.MinValidity).trim();
   const minValidityMs = minValidityText ? readDuration(Input.MinValidity, minValidityText, { allowZero: true }) : undefined;
   const config = readConfigInputs();
+  if (!config) checkWithoutConfig();
   if (!config && plan === 'auto') {
     throw new InputError(Input.JobId, 'auto takes the job from the link in the configuration file, so it needs config-path. Set config-path, or give a job id.');
   }
@@ -99,6 +103,10 @@ export function readPublishInputs(): PublishInputs {
 
   const durable = template ? readDurableInputs(template, config) : undefined;
   const keepArchive = workspacePath(Input.KeepArchive);
+  if (keepArchive) checkArchiveName(keepArchive.given);
+  if (!durable && parseBoolean(Input.CheckSha256, core.getInput(Input.CheckSha256) || 'false')) {
+    core.notice("check-sha256 is true, but it checks a URL the team hosts, which only bundle-url-template proposes: this run checks the platform's own link by its size instead, so check-sha256 does nothing here.");
+  }
   if (durable && keepArchive) {
     throw new InputError(Input.KeepArchive, 'keeps the archive of an export this step runs, but with bundle-url-template the step runs none. Keep the archive in the exporting step, and give its path here as archive-path.');
   }
@@ -152,7 +160,39 @@ function readPublicationInputs(plan: ExportPlan | 'auto'): PublishInputs['public
   const ref = process.env.GITHUB_REF ?? '';
   // Only a push to a branch names a commit the platform should publish; a tag push or another event does not.
   const pushed = isPush && /^[0-9a-f]{40}$/i.test(sha) && ref.startsWith('refs/heads/') ? { sha: sha.toLowerCase(), branch: ref.slice('refs/heads/'.length) } : undefined;
-  return { projectId, pushed };
+  // The pushed repository is the workflow's own; github-token (by default the workflow's) can read it.
+  const token = core.getInput(Input.GithubToken).trim();
+  const repository = process.env.GITHUB_REPOSITORY ?? '';
+  if (token !== '') core.setSecret(token);
+  const github = pushed && token !== '' && /^[^/\s]+\/[^/\s]+$/.test(repository) ? { token, repo: parseRepository('GITHUB_REPOSITORY', repository) } : undefined;
+  return { projectId, pushed, github };
+}
+
+/**
+ * The pull request's inputs do nothing without config-path: dry-run is refused, since the step would
+ * export for real, and the others are named in a notice.
+ */
+function checkWithoutConfig(): void {
+  const dryRun = core.getInput(Input.DryRun).trim();
+  if (dryRun !== '' && parseBoolean(Input.DryRun, dryRun)) {
+    throw new InputError(Input.DryRun, 'is true, but without config-path there is no change to preview, and the step would start a real export. Set config-path to preview the pull request, or remove dry-run.');
+  }
+  const configKey = core.getInput(Input.ConfigKey).trim();
+  const idle: string[] = [Input.PrLabels, Input.PrTitle, Input.PrBranch, Input.BaseBranch, Input.ConfigRepository].filter((input) => core.getInput(input).trim() !== '');
+  if (configKey !== '' && configKey !== 'staticExport') idle.push(Input.ConfigKey);
+  if (idle.length === 0) return;
+  const one = idle.length === 1;
+  core.notice(`${idle.join(', ')} ${one ? 'is' : 'are'} set, but without config-path this step opens no pull request, so ${one ? 'it does' : 'they do'} nothing. Set config-path to propose the new link, or remove ${one ? 'it' : 'them'}.`);
+}
+
+/** keep-archive keeps one file, named as the archive is: a folder or another extension would mislead the next step. */
+function checkArchiveName(given: string): void {
+  if (/[\\/]$/.test(given)) {
+    throw new InputError(Input.KeepArchive, `'${given}' names a folder, but keep-archive keeps one file: give its name, for example ${given}bundle.tar.gz.`);
+  }
+  if (!/\.(tar\.gz|tgz|zip)$/i.test(given)) {
+    throw new InputError(Input.KeepArchive, `'${given}' does not end in .tar.gz, .tgz or .zip, the archive's own extensions: name it as the archive is, for example ${given.replace(/\.[^./]*$/, '')}.tar.gz (the platform serves a gzip'd tar).`);
+  }
 }
 
 /** A path input, resolved against the workspace, where the next step (an upload, a deploy) looks for it. */

@@ -4,7 +4,9 @@
 //
 // The deployment API cannot look up the deployment the push itself started, so this queues one
 // more: deployments run one at a time, so it starts after the push's own and publishes the branch
-// head as it stands then, which is the pushed commit or a newer one.
+// head as it stands then, which should be the pushed commit or a newer one. Should: when another
+// commit is published, GitHub's compare says whether it includes the push; behind it, the run
+// queues the next deployment once, then fails rather than export older docs.
 import { type Deployment, getDeployment, isDeploymentFinished, triggerDeployment } from '../platform/deployment.ts';
 import type { ApiClient } from '../platform/transport.ts';
 import type { Deadline } from '../action/deadline.ts';
@@ -22,7 +24,7 @@ export interface PushedCommit {
 export interface Publication {
   sha: string;
   branch: string;
-  /** True when the platform published a newer commit than the pushed one (another push landed). */
+  /** True when the platform published a commit that GitHub's compare shows ahead of the pushed one (another push landed). */
   newer: boolean;
   statusId: string;
 }
@@ -75,9 +77,62 @@ export interface PublicationOptions {
   signal?: AbortSignal;
   log: (line: string) => void;
   now?: () => number;
+  /** GitHub's compare of the pushed commit (base) with the published one (head), when a token is at hand; or why there is none. */
+  compare?: (base: string, head: string) => Promise<Comparison | string>;
 }
 
+/** How the published commit stands to the pushed one, as GitHub's compare says. */
+export interface Comparison {
+  status: 'ahead' | 'behind' | 'identical' | 'diverged';
+  aheadBy: number;
+  behindBy: number;
+}
+
+/** How many deployments a run queues when the platform published a commit behind the pushed one. */
+const DEPLOYMENT_ROUNDS = 2;
+
 export async function waitForPublication(client: ApiClient, options: PublicationOptions): Promise<Publication> {
+  const { pushed, log } = options;
+  for (let round = 1; ; round++) {
+    const { deployment, statusId } = await deployOnce(client, options);
+    const commit = deployment.commit!;
+    const branch = stripHeads(commit.ref);
+    if (!pushed || commit.sha === pushed.sha) {
+      log(`Published ${commit.sha.slice(0, 7)} from ${branch}; exporting it.`);
+      return { sha: commit.sha, branch, newer: false, statusId };
+    }
+    const published = commit.sha.slice(0, 7);
+    const mine = pushed.sha.slice(0, 7);
+    const comparison = options.compare ? await options.compare(pushed.sha, commit.sha) : 'no github-token is at hand';
+    if (typeof comparison === 'string') {
+      // Unchecked, so no claim that it is newer: it may as well be older.
+      log(`The platform published ${published}, not this run's ${mine}, and the run could not ask GitHub whether it includes this push (${comparison}). Exporting what is published.`);
+      return { sha: commit.sha, branch, newer: false, statusId };
+    }
+    const { status, aheadBy, behindBy } = comparison;
+    const counted = (n: number) => `${n} ${n === 1 ? 'commit' : 'commits'}`;
+    if (status === 'ahead' || status === 'identical') {
+      log(`The platform published ${published}, ${counted(aheadBy)} ahead of this run's ${mine} (GitHub's compare): another push landed meanwhile. Exporting that, which includes this push.`);
+      return { sha: commit.sha, branch, newer: true, statusId };
+    }
+    if (status === 'diverged') {
+      throw new Error(
+        `The platform published ${published}, which does not contain this run's ${mine} (GitHub's compare: ${counted(aheadBy)} ahead, ${counted(behindBy)} behind; the branch was force-pushed, or the platform deploys another history). ` +
+          'Nothing was exported, so no stale bundle is proposed. Check what the platform deploys, then run again.'
+      );
+    }
+    if (round >= DEPLOYMENT_ROUNDS) {
+      throw new Error(
+        `The platform published ${published}, ${counted(behindBy)} behind this run's ${mine} (GitHub's compare), after ${DEPLOYMENT_ROUNDS} deployments: it has not seen this push. ` +
+          "Nothing was exported, so no stale bundle is proposed. Check the platform's GitHub app for this repository and the deployed branch, then run again."
+      );
+    }
+    log(`The platform published ${published}, ${counted(behindBy)} behind this run's ${mine} (GitHub's compare): it had not seen this push yet. Queuing the next deployment and waiting for it.`);
+  }
+}
+
+/** Queues one deployment and waits until it has published a commit; throws when it fails or times out. */
+async function deployOnce(client: ApiClient, options: PublicationOptions): Promise<{ deployment: Deployment; statusId: string }> {
   const { pushed, log } = options;
   const statusId = await triggerDeployment(client, options.projectId);
   log(`Waiting for the platform to publish ${pushed ? `${pushed.sha.slice(0, 7)} from ${pushed.branch}` : 'the deployment branch'} before exporting (deployment ${statusId}).`);
@@ -119,14 +174,7 @@ export async function waitForPublication(client: ApiClient, options: Publication
   }
   if (deployment.status === 'failure') throw new DeploymentFailedError(deployment, pushed);
   if (!deployment.commit) throw new UnknownCommitError(statusId);
-  const branch = stripHeads(deployment.commit.ref);
-  const newer = pushed !== undefined && deployment.commit.sha !== pushed.sha;
-  if (newer) {
-    log(`The platform published ${deployment.commit.sha.slice(0, 7)}, newer than this run's ${pushed!.sha.slice(0, 7)}: another push landed meanwhile. Exporting that, which includes this push.`);
-  } else {
-    log(`Published ${deployment.commit.sha.slice(0, 7)} from ${branch}; exporting it.`);
-  }
-  return { sha: deployment.commit.sha, branch, newer, statusId };
+  return { deployment, statusId };
 }
 
 function stripHeads(ref: string): string {

@@ -26,7 +26,7 @@ import { type Validity, checkValidity, renewalPlan } from './renewal.ts';
 import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
 import { type DownloadedSite, writeFailureSummary, writeHostedSummary, writePublishSummary, writeSkipSummary } from './summary.ts';
 import { Deadline } from '../action/deadline.ts';
-import { DeploymentFailedError, LOG_LINES_SHOWN, type Publication, waitForPublication } from './publication.ts';
+import { type Comparison, DeploymentFailedError, LOG_LINES_SHOWN, type Publication, waitForPublication } from './publication.ts';
 import { durableUrl, jobIdFromDurableUrl } from '../storage/durable-url.ts';
 import { checkKeepArchivePath, readArchive } from '../storage/kept-archive.ts';
 import { checkLinkMargin } from '../storage/link-margin.ts';
@@ -74,7 +74,14 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     let published: Publication | undefined;
     if (inputs.publication) {
       cancellation.note = 'The step stopped while waiting for the platform to publish; no export job was started.';
-      published = await waitForPublication(client, { ...inputs.publication, deadline, limits: inputs.limits, signal: cancellation.signal, log: (line) => core.info(line) });
+      published = await waitForPublication(client, {
+        ...inputs.publication,
+        deadline,
+        limits: inputs.limits,
+        signal: cancellation.signal,
+        log: (line) => core.info(line),
+        compare: inputs.publication.github && compareOnGitHub(inputs.publication.github, inputs.requestTimeoutMs, deadline, cancellation)
+      });
       core.setOutput(Output.DocsCommit, published.sha);
     }
     exported = await runExport(client, plan, {
@@ -87,8 +94,11 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
         jobId = id;
         cancellation.note = `The export job ${id} goes on on the server; a later run can pick it up with job-id: ${id}.`;
         cancellation.outputs[Output.JobId] = id;
+        const unnamed = unnamedJobs(client, id);
+        if (unnamed) core.warning(unnamed);
       }
     });
+    exported = { ...exported, unnamedJobs: unnamedJobs(client, exported.job.jobId) };
     setExportOutputs(exported);
     core.info(`Bundle ready: ${exported.job.pageCount} pages, link valid until ${exported.bundle.expiresAt}${published ? `, holding ${published.sha.slice(0, 7)} from ${published.branch}` : ''}.`);
     // Download before proposing the link: a bundle that fails its checks must not reach the deployment.
@@ -122,10 +132,35 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     core.setFailed(message);
     const deploymentLog = error instanceof DeploymentFailedError ? error.deployment.logs.slice(-LOG_LINES_SHOWN) : undefined;
     if (deploymentLog?.length) core.info(`The deployment's last ${deploymentLog.length} log lines:\n${deploymentLog.map((line) => `  ${line}`).join('\n')}`);
-    await writeFailureSummary({ domain: inputs.domain, jobId, job: failedJob, message, exported: exported !== undefined, configured: inputs.config !== undefined, deploymentLog });
+    await writeFailureSummary({ domain: inputs.domain, jobId, job: failedJob, message, exported: exported !== undefined, configured: inputs.config !== undefined, deploymentLog, unnamedJobs: jobId ? unnamedJobs(client, jobId) : undefined });
   } finally {
     client.dispose();
   }
+}
+
+/** GitHub's compare of two commits of the pushed repository; a failure is the reason there is no answer. */
+function compareOnGitHub(github: { token: string; repo: { owner: string; repo: string } }, requestTimeoutMs: number, deadline: Deadline, cancellation: Cancellation) {
+  const octokit = githubClient(github.token, { deadline, requestTimeoutMs, signal: cancellation.signal, log: (line) => core.info(line) });
+  return async (base: string, head: string): Promise<Comparison | string> => {
+    try {
+      const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ ...github.repo, basehead: `${base}...${head}` });
+      return { status: data.status, aheadBy: data.ahead_by, behindBy: data.behind_by };
+    } catch (error) {
+      if (cancellation.signal.aborted) throw error;
+      return `GitHub's compare in ${github.repo.owner}/${github.repo.repo} failed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  };
+}
+
+/** What to say of the jobs a resent start may have left running, when the start was resent. */
+function unnamedJobs(client: ApiClient, followed: string): string | undefined {
+  const count = client.resentStarts;
+  if (count === 0) return undefined;
+  const jobs = count === 1 ? 'one other export job' : `${count} other export jobs`;
+  return (
+    `This step follows export job ${followed}. Its start was sent ${count + 1} times because answers were lost, so the platform may also run ${jobs} ` +
+    `whose id${count === 1 ? '' : 's'} never arrived (the API cannot list them). ${count === 1 ? 'It costs' : 'They cost'} nothing but time, and nothing uses ${count === 1 ? 'it' : 'them'}.`
+  );
 }
 
 async function download(client: ApiClient, exported: ExportResult, inputs: PublishInputs, cancellation: Cancellation, deadline: Deadline): Promise<{ exported: ExportResult; site?: DownloadedSite }> {

@@ -49,6 +49,7 @@ export async function writePublishSummary(
     ])
     .addRaw('The full link is in the <code>bundle-url</code> output; download it before it expires, or run again with <code>job-id</code> for a fresh one.', true);
   if (shortLink) core.summary.addRaw(`<p>⚠️ <strong>This link may not outlive the review.</strong> ${escapeHtml(shortLink)}</p>`, true);
+  if (result.unnamedJobs) core.summary.addRaw(`<p>${escapeHtml(result.unnamedJobs)}</p>`, true);
   if (site) {
     core.summary.addHeading('Downloaded site', 3).addTable([
       [{ data: 'Path', header: true }, `<code>${escapeHtml(site.path)}</code> (the <code>bundle-path</code> output)`],
@@ -100,6 +101,8 @@ export async function writeFailureSummary(failure: {
   configured?: boolean;
   /** The last lines of a failed deployment's log. */
   deploymentLog?: string[];
+  /** Said when a resent start may have left other jobs running whose ids never arrived. */
+  unnamedJobs?: string;
 }): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   const rows = [];
@@ -112,6 +115,7 @@ export async function writeFailureSummary(failure: {
   const summary = core.summary.addHeading(`Static export${failure.domain ? ` of ${failure.domain}` : ''}: ${title}`, 2);
   if (rows.length) summary.addTable(rows);
   summary.addRaw(`<p><strong>What happened:</strong> ${escapeHtml(failure.message)}</p>`, true).addRaw(`<p>${failureConsequence(failure)}</p>`, true);
+  if (failure.unnamedJobs) summary.addRaw(`<p>${escapeHtml(failure.unnamedJobs)}</p>`, true);
   if (failure.deploymentLog?.length) summary.addHeading("The deployment's last log lines", 3).addCodeBlock(failure.deploymentLog.join('\n'));
   await summary.write();
 }

@@ -62,6 +62,14 @@ export function archiveCopy(path: string): Transform {
   });
 }
 
+/** Refuses to keep a zip under a .tar.gz name, or a tar.gz under a .zip one: the next step goes by the name. */
+export function checkArchiveFormat(input: string, path: string, format: 'tar.gz' | 'zip'): void {
+  const named = /\.zip$/i.test(path) ? 'zip' : /\.(tar\.gz|tgz)$/i.test(path) ? 'tar.gz' : undefined;
+  if (named === undefined || named === format) return;
+  const wanted = format === 'zip' ? '.zip' : '.tar.gz';
+  throw new ArchiveError(`${input}: the platform served a ${format}, but ${basename(path)} names a ${named}, so the archive was not kept. Name it with ${wanted} (${basename(path).replace(/\.(tar\.gz|tgz|zip)$/i, wanted)}) and run again.`);
+}
+
 /** Puts the staged archive at `path` (never over an existing file) and writes `<path>.sha256`. */
 export async function placeArchive(input: string, staged: string, path: string, sha256: string, bytes: number): Promise<KeptArchive> {
   try {

@@ -179,15 +179,56 @@ type YamlPlace =
   /** The key of `pair` is there with no value (`key:` or `key: ~`); `rest` is what goes below it. */
   | { kind: 'empty'; pair: Pair; value: Scalar; inFlow: boolean; rest: string[] };
 
+/**
+ * The largest values file read: GitHub's contents API itself returns no content above 1 MB. The
+ * file is parsed on the event loop, so this also bounds how long cancel and the timeout can wait.
+ */
+export const MAX_VALUES_FILE_BYTES = 1024 * 1024;
+
+function checkSize(file: string, text: string): void {
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= MAX_VALUES_FILE_BYTES) return;
+  throw new ConfigFileError(
+    file,
+    `the file is ${(bytes / 1024 / 1024).toFixed(1)} MB, more than the 1 MB this action reads (GitHub's contents API returns no content above 1 MB). ` +
+      'Keep the static export settings in a values file of their own, under 1 MB (Helm merges several: helm upgrade -f values.yaml -f static-export.yaml), and point config-path at it'
+  );
+}
+
 function parseYaml(file: string, text: string): ParsedYaml {
+  checkSize(file, text);
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter });
+  // uniqueKeys off: yaml compares each key with every key before it, quadratic in a mapping's size
+  // (20,000 keys took 11 s); duplicateKey() does the same check with one Set per mapping.
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: false });
+  const duplicate = doc.errors.length === 0 ? duplicateKey(doc) : undefined;
+  if (duplicate !== undefined) throw new ConfigFileError(file, 'not valid YAML: Map keys must be unique', lineCounter.linePos(duplicate).line);
   const error = doc.errors[0];
   if (error !== undefined) {
     const { line, problem } = explainYamlError(text, doc, error, lineCounter);
     throw new ConfigFileError(file, `not valid YAML: ${problem}`, line);
   }
   return { file, text, doc };
+}
+
+/** Where a mapping repeats a key, if one does: keys are equal as yaml's own check finds them (same scalar value). */
+function duplicateKey(doc: Document.Parsed): number | undefined {
+  let at: number | undefined;
+  visit(doc, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        const key = isScalar(pair.key) ? pair.key.value : pair.key;
+        if (seen.has(key)) {
+          at = isNode(pair.key) ? (pair.key.range?.[0] ?? 0) : 0;
+          return visit.BREAK;
+        }
+        seen.add(key);
+      }
+      return undefined;
+    }
+  });
+  return at;
 }
 
 function keyLine(text: string, pair: Pair): number | undefined {
@@ -435,6 +476,7 @@ function indentStep({ text, doc }: ParsedYaml): number {
 // JSON: jsonc-parser's `modify` gives minimal edits, formatted like the rest of the file.
 
 function parseJson(file: string, text: string): JsonNode | undefined {
+  checkSize(file, text);
   if (text.trim() === '') return undefined;
   const errors: ParseError[] = [];
   const tree = parseTree(text, errors, { allowTrailingComma: true });

@@ -1,0 +1,100 @@
+// End to end through dist/index.js: every wait and every CPU-heavy step ends by the step's deadline
+// and on cancel. A values file is read only up to GitHub's own 1 MB, and one that size is patched;
+// the labels' retry waits end on SIGTERM; a GitHub attempt cut by request-timeout is retried only
+// when the retry fits in the step's timeout. (The times themselves: npm run bench:limits.)
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import type { GitHubFault } from '../emulator/github-faults.ts';
+import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { runAction, startAction } from '../emulator/runner.ts';
+
+const REPO = 'acme/deploy';
+const LINK = 'https://storage.example.com/bundles/se_old/bundle.tar.gz';
+let platform: PlatformEmulator;
+beforeAll(async () => {
+  platform = await startPlatformEmulator();
+});
+afterAll(() => platform.close());
+
+/** A values file of `keys` settings of another chart, then the static export block. */
+function valuesFile(keys: number): string {
+  const lines = ['other:'];
+  for (let i = 0; i < keys; i++) lines.push(`  setting${i}: "value of setting number ${i}"`);
+  lines.push('staticExport:', '  enabled: true', `  bundleUrl: "${LINK}"`, '');
+  return lines.join('\n');
+}
+
+async function withGitHub<T>(values: string, faults: GitHubFault[], use: (github: GitHubEmulator, inputs: Record<string, string>, env: Record<string, string>) => Promise<T>): Promise<T> {
+  const github = await startGitHubEmulator();
+  try {
+    github.createRepo(REPO, { 'deploy/values.yaml': values });
+    for (const fault of faults) github.addFault(fault);
+    const inputs = {
+      'api-key': DEFAULT_API_KEY,
+      'api-url': platform.url,
+      domain: 'docs.example.com',
+      'job-id': platform.seedExportJob({ domain: 'docs.example.com' }),
+      'github-token': 'ghs_emulator_token',
+      'config-path': 'deploy/values.yaml',
+      'pr-labels': 'docs'
+    };
+    return await use(github, inputs, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO });
+  } finally {
+    await github.close();
+  }
+}
+
+const errorLine = (log: string) => log.split('\n').find((line) => line.startsWith('::error::'));
+
+describe('a large values file', () => {
+  it('over 1 MB is refused before anything is proposed, saying what to do', async () => {
+    await withGitHub(valuesFile(40_000), [], async (github, inputs, env) => {
+      const run = await runAction('dist/index.js', inputs, env);
+      expect(run.code).toBe(1);
+      expect(errorLine(run.log)).toMatch(/deploy\/values\.yaml in acme\/deploy: the file is larger than GitHub's contents API returns \(1 MB\)\. Keep the settings this action edits in a file of their own, under 1 MB/);
+      expect(github.pulls(REPO)).toEqual([]);
+    });
+  });
+
+  it('just under 1 MB is patched: the pull request changes the link line and nothing else', async () => {
+    const values = valuesFile(22_000);
+    expect(Buffer.byteLength(values)).toBeGreaterThan(900_000);
+    await withGitHub(values, [], async (github, inputs, env) => {
+      const run = await runAction('dist/index.js', inputs, env);
+      expect(errorLine(run.log)).toBeUndefined();
+      expect(run.outputs['pull-request-operation']).toBe('created');
+      const proposed = github.fileAt(REPO, 'static-export/docs.example.com', 'deploy/values.yaml')!;
+      const before = values.split('\n');
+      const changed = proposed.split('\n').filter((line, i) => line !== before[i]);
+      expect(changed).toEqual([`  bundleUrl: "${run.outputs['bundle-url']}"`]);
+    });
+  });
+});
+
+describe('waits that end on cancel and by the deadline', () => {
+  it("the labels' retry wait ends on SIGTERM: no label request after it", async () => {
+    const faults: GitHubFault[] = [{ kind: 'unresolved-errors', operation: 'issues.addLabels', times: 3 }];
+    await withGitHub(valuesFile(10), faults, async (github, inputs, env) => {
+      const labelRequests = () => github.requests.filter((r) => r.path.endsWith('/labels')).length;
+      const started = startAction('dist/index.js', inputs, env);
+      await started.waitFor('GitHub did not know the new pull request yet');
+      const before = labelRequests();
+      started.child.kill('SIGTERM');
+      const run = await started.done;
+      expect(run.code).toBe(1);
+      expect(run.log).toContain('Received SIGTERM');
+      // Cut, not sat out: the retry 1 s later was never sent.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(labelRequests()).toBe(before);
+    });
+  });
+
+  it("a GitHub attempt cut by request-timeout is not retried past the step's timeout", async () => {
+    const faults: GitHubFault[] = [{ kind: 'slow', operation: 'repos.get', times: 10, value: 5000 }];
+    await withGitHub(valuesFile(10), faults, async (_github, inputs, env) => {
+      const run = await runAction('dist/index.js', { ...inputs, 'request-timeout': '2s', timeout: '4s' }, env);
+      expect(run.code).toBe(1);
+      expect(errorLine(run.log)).toMatch(/GitHub did not answer GET \/repos\/acme\/deploy within \d s \(request-timeout\), and the step's timeout leaves no time to retry\. Raise timeout, or run again\./);
+    });
+  });
+});
