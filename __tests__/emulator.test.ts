@@ -445,3 +445,41 @@ describe('npm run emulator -- --github', () => {
     expect(() => parseGitHubFault(spec)).toThrow(/--github-fault/);
   });
 });
+
+describe('GitHub emulator: merging as GitHub does', () => {
+  it('merges by each method, refuses a rebase that would not give the merge\'s files, and moves refs only by compare-and-swap', async () => {
+    const { startGitHubEmulator } = await import('../emulator/github.ts');
+    const gh = await startGitHubEmulator();
+    try {
+      gh.createRepo('acme/m', { 'v.yaml': 'a: 1\nb: 1\n' });
+      // A proposal whose update is a merge commit (parents: the base, then the replaced proposal), as the action once made.
+      const first = gh.commitOnBranch('acme/m', 'p', { 'v.yaml': 'a: 2\nb: 1\n' }, 'first');
+      const octokit = (await import('@actions/github')).getOctokit('ghs_emulator_token', { baseUrl: gh.url });
+      const base = gh.branchHead('acme/m', 'main')!;
+      const { data: tree } = await octokit.rest.git.createTree({ owner: 'acme', repo: 'm', base_tree: base, tree: [{ path: 'v.yaml', mode: '100644', type: 'blob', content: 'a: 3\nb: 1\n' }] });
+      const { data: update } = await octokit.rest.git.createCommit({ owner: 'acme', repo: 'm', message: 'update', tree: tree.sha, parents: [base, first] });
+      await octokit.rest.git.updateRef({ owner: 'acme', repo: 'm', ref: 'heads/p', sha: update.sha, force: false });
+      const { data: pull } = await octokit.rest.pulls.create({ owner: 'acme', repo: 'm', head: 'p', base: 'main', title: 't' });
+      expect(gh.previewMerge('acme/m', pull.number, 'rebase')).toBe("This branch can't be rebased");
+      expect(gh.previewMerge('acme/m', pull.number, 'squash')).toEqual({ 'v.yaml': 'a: 3\nb: 1\n' });
+      // A move that is not a fast-forward is refused without force, as GitHub refuses it.
+      const other = gh.commitOnBranch('acme/m', 'q', { 'v.yaml': 'x\n' }, 'other');
+      await expect(octokit.rest.git.updateRef({ owner: 'acme', repo: 'm', ref: 'heads/p', sha: other, force: false })).rejects.toMatchObject({ status: 422 });
+      // updateRefs moves it only from the sha it names.
+      const { data: repo } = await octokit.rest.repos.get({ owner: 'acme', repo: 'm' });
+      const mutation = 'mutation($input: UpdateRefsInput!) { updateRefs(input: $input) { clientMutationId } }';
+      await expect(octokit.graphql(mutation, { input: { repositoryId: repo.node_id, refUpdates: [{ name: 'refs/heads/p', beforeOid: first, afterOid: other, force: true }] } })).rejects.toThrow(/expected at/);
+      await octokit.graphql(mutation, { input: { repositoryId: repo.node_id, refUpdates: [{ name: 'refs/heads/p', beforeOid: update.sha, afterOid: other, force: true }] } });
+      expect(gh.branchHead('acme/m', 'p')).toBe(other);
+      // "Update branch" merges the base into the branch; a squash then merges it.
+      gh.commitOnBranch('acme/m', 'main', { 'README.md': 'r\n' }, 'elsewhere');
+      gh.updateBranch('acme/m', pull.number);
+      expect(gh.commit('acme/m', gh.branchHead('acme/m', 'p')!)!.parents).toEqual([other, gh.branchHead('acme/m', 'main')]);
+      gh.mergePull('acme/m', pull.number, 'squash');
+      expect(gh.fileAt('acme/m', 'main', 'v.yaml')).toBe('x\n');
+      expect(gh.pulls('acme/m')[0]).toMatchObject({ state: 'closed', merged: true });
+    } finally {
+      await gh.close();
+    }
+  });
+});
