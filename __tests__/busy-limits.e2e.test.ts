@@ -63,7 +63,7 @@ describe('a large values file', () => {
       const run = await runAction('dist/index.js', inputs, env);
       expect(errorLine(run.log)).toBeUndefined();
       expect(run.outputs['pull-request-operation']).toBe('created');
-      const proposed = github.fileAt(REPO, 'static-export/docs.example.com', 'deploy/values.yaml')!;
+      const proposed = github.fileAt(REPO, 'static-export/deploy-values.yaml', 'deploy/values.yaml')!;
       const before = values.split('\n');
       const changed = proposed.split('\n').filter((line, i) => line !== before[i]);
       expect(changed).toEqual([`  bundleUrl: "${run.outputs['bundle-url']}"`]);

@@ -36,6 +36,10 @@ const actionOf = (uses: string) => parse(readFileSync(ACTIONS[OURS.exec(uses)![1
 describe('README recipes', () => {
   const recipes = blocks.map((text, index) => ({ index, text, steps: stepsIn(parse(text)) })).filter((recipe) => recipe.steps.length > 0);
 
+  it('land every workflow that edits the same values file on one pull request: no recipe sets pr-branch', () => {
+    for (const recipe of recipes) for (const step of recipe.steps) expect([recipe.index, Object.keys(step.with ?? {}).includes('pr-branch')]).toEqual([recipe.index, false]);
+  });
+
   it('include the hosted-bundle recipes', () => {
     expect(recipes.length).toBeGreaterThanOrEqual(8);
     for (const needle of ['aws-actions/configure-aws-credentials', 'aws s3 cp', 'addressing_style path', 'actions/download-artifact', 'helm upgrade']) {
@@ -52,6 +56,10 @@ describe('README recipes', () => {
         const declared = Object.keys(actionOf(step.uses!).inputs);
         for (const input of Object.keys(step.with ?? {})) expect([step.uses, input, declared.includes(input)]).toEqual([step.uses, input, true]);
       }
+      // The runner drops a job output that holds a secret: a link crosses jobs only as its job-id.
+      const jobs = (parse(text as string) as { jobs?: Record<string, { outputs?: Record<string, string> }> }).jobs ?? {};
+      for (const [job, { outputs = {} }] of Object.entries(jobs)) expect([job, Object.values(outputs).some((value) => value.includes('outputs.bundle-url'))]).toEqual([job, false]);
+      expect((text as string).match(/needs\.[\w-]+\.outputs\.bundle-url/)?.[0] ?? 'none').toBe('none');
       for (const [, id, output] of (text as string).matchAll(/steps\.([\w-]+)\.outputs\.([\w-]+)/g)) {
         const action = byId.get(id);
         if (action) expect([id, output, Object.keys(action.outputs).includes(output)]).toEqual([id, output, true]);

@@ -3,7 +3,7 @@
 import { extname } from 'node:path';
 import { applyEdits, findNodeAtLocation, getNodeValue, modify as jsonModify, parseTree, printParseErrorCode } from 'jsonc-parser';
 import type { FormattingOptions, JSONPath, Node as JsonNode, ParseError } from 'jsonc-parser';
-import { Document, isAlias, isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, stringify, visit } from 'yaml';
+import { Document, isAlias, isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, stringify, visit, YAMLParseError } from 'yaml';
 import type { Pair, YAMLMap } from 'yaml';
 import { explainYamlError } from './yaml-errors.ts';
 
@@ -202,8 +202,8 @@ function parseYaml(file: string, text: string): ParsedYaml {
   // (20,000 keys took 11 s); duplicateKey() does the same check with one Set per mapping.
   const doc = parseDocument(text, { lineCounter, uniqueKeys: false });
   const duplicate = doc.errors.length === 0 ? duplicateKey(doc) : undefined;
-  if (duplicate !== undefined) throw new ConfigFileError(file, 'not valid YAML: Map keys must be unique', lineCounter.linePos(duplicate).line);
-  const error = doc.errors[0];
+  // Reported as yaml's own check would, so that the message names the key and both lines.
+  const error = duplicate !== undefined ? new YAMLParseError([duplicate, duplicate + 1], 'DUPLICATE_KEY', 'Map keys must be unique') : doc.errors[0];
   if (error !== undefined) {
     const { line, problem } = explainYamlError(text, doc, error, lineCounter);
     throw new ConfigFileError(file, `not valid YAML: ${problem}`, line);
