@@ -140,7 +140,7 @@ describe('the configuration pull request', () => {
     expect(result.code).toBe(0);
     expect(result.outputs).toMatchObject({ 'config-changed': 'true', 'pull-request-operation': 'created' });
     const [pull] = github.pulls(REPO);
-    expect(pull).toMatchObject({ head: 'static-export/docs.example.com', state: 'open' });
+    expect(pull).toMatchObject({ head: 'static-export/ceilometer-values.yaml', state: 'open' });
     // Every byte of the chart's file is kept; the block sits where the document's content ends.
     expect(github.fileAt(REPO, pull.head, 'ceilometer/values.yaml')).toBe(
       `${ceilometer.slice(0, -'...\n'.length)}\nstaticExport:\n  enabled: true\n  bundleUrl: "${result.outputs['bundle-url']}"\n...\n`

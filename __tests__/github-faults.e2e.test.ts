@@ -181,7 +181,7 @@ describe('transient answers are retried: each ends in one correct pull request',
   it('"A pull request already exists" that no list shows ends after 3 tries, saying what to do', async () => {
     const { run, github, context } = await withFault([{ kind: 'exists', operation: 'pulls.create', times: 10 }], { kind: 'exists' });
     expect(run.code).toBe(1);
-    expect(run.log).toMatch(/::error::Could not open a pull request from static-export\/docs\.example\.com into main in acme\/deploy: GitHub says one already exists .* but 3 lists of open pull requests/);
+    expect(run.log).toMatch(/::error::Could not open a pull request from static-export\/deploy-values\.yaml into main in acme\/deploy: GitHub says one already exists .* but 3 lists of open pull requests/);
     expect(github.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/pulls'))).toHaveLength(3);
     expectSound(github, run, context);
   });

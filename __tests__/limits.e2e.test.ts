@@ -15,7 +15,7 @@ beforeEach(() => {
 });
 
 const run = (inputs: Record<string, string> = {}, env: Record<string, string> = {}) =>
-  runAction(BUNDLE, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'min-poll-interval': '100ms', ...inputs }, env);
+  runAction(BUNDLE, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'min-poll-interval': '100ms', 'max-poll-interval': '1s', ...inputs }, env);
 const errorLine = (log: string) => log.split('\n').find((line) => line.startsWith('::error::'));
 
 describe('one deadline for the step', () => {

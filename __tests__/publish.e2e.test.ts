@@ -28,7 +28,8 @@ const calls = (route: string) => emulator.requests.filter((r) => r.route === rou
 describe('publish: the happy path', () => {
   it('starts an export, waits, generates the bundle, and sets outputs and a summary', async () => {
     emulator.profile = { queuedMs: 200, runMs: 6000, pageCount: 64 };
-    const run = await runAction(BUNDLE, inputs({ version: '2024-06-01', paths: 'index\nguides/getting-started' }));
+    // A beat of a second, so that the 6 s job shows its progress lines (the default beat is the loop's 10 s).
+    const run = await runAction(BUNDLE, inputs({ version: '2024-06-01', paths: 'index\nguides/getting-started', 'max-poll-interval': '1s' }));
 
     expect(run.code).toBe(0);
     const job = emulator.exportJobs.get(run.outputs['job-id']);
@@ -149,7 +150,7 @@ describe('publish: transient faults are retried', () => {
 
   it('keeps waiting through a status word the enum does not list', async () => {
     emulator.profile = { queuedMs: 100, runMs: 3000, runningWord: 'rendering' };
-    const run = await runAction(BUNDLE, inputs());
+    const run = await runAction(BUNDLE, inputs({ 'max-poll-interval': '1s' }));
     expect(run.code).toBe(0);
     expect(run.log).toMatch(/rendering · \d+%/);
     expect(run.outputs.status).toBe('completed');
@@ -215,7 +216,7 @@ describe('publish: errors a person can act on', () => {
 
   it('a timeout: says how far the job got and how to pick it up', async () => {
     emulator.profile = { queuedMs: 100, runMs: 60_000 };
-    const run = await runAction(BUNDLE, inputs({ timeout: '3s' }));
+    const run = await runAction(BUNDLE, inputs({ timeout: '3s', 'max-poll-interval': '1s' }));
     expect(run.code).toBe(1);
     expect(run.ms).toBeLessThan(8000);
     expect(run.log).toMatch(/::error::The export job (se_\w+) did not finish within the timeout \(3s\): it was running at \d+% with \d+ pages after 3 s\. The job goes on on the server: re-run with job-id: \1/);

@@ -1,0 +1,142 @@
+// The README's own workflows, run as written through dist/index.js against the emulators: the push
+// workflow, the nightly renewal and the S3-hosted workflow, against one values file, while a reviewer
+// commits and clicks "Update branch", in a repository that allows only rebase merging. Each step's
+// inputs are read from the README itself; only the secrets, variables and earlier steps' outputs are
+// filled in, and the upload to S3 is done by hand onto a static file server.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { fakeSha } from '../emulator/deployments.ts';
+import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { type ActionRun, runAction } from '../emulator/runner.ts';
+import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
+import { readSetting } from '../src/values/values-file.ts';
+
+const DEPLOY_REPO = 'acme/deploy';
+const PATH = 'deploy/values.yaml';
+const TOKEN = 'ghs_emulator_token';
+const HOUR = 3_600_000;
+
+interface Step {
+  id?: string;
+  uses?: string;
+  with?: Record<string, string>;
+}
+
+/** The steps of this repository's action in the README workflow named `name`, in order. */
+function readmeSteps(name: string): Step[] {
+  const readme = readFileSync('README.md', 'utf8');
+  const block = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!).find((text) => text.startsWith(`name: ${name}\n`));
+  if (!block) throw new Error(`the README has no workflow named "${name}"`);
+  const workflow = parse(block) as { jobs: Record<string, { steps: Step[] }> };
+  return Object.values(workflow.jobs).flatMap((job) => job.steps).filter((step) => step.uses?.startsWith('<owner>/<repo>'));
+}
+
+let platform: PlatformEmulator;
+let github: GitHubEmulator;
+let files: StaticFileServer;
+let workspace: string;
+
+beforeAll(async () => {
+  platform = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 }, deployments: { branch: 'docs', deployMs: 300 } });
+  github = await startGitHubEmulator({ mergeMethods: ['rebase'] });
+  files = await startStaticFileServer();
+  workspace = mkdtempSync(join(tmpdir(), 'readme-workflows-'));
+});
+afterAll(async () => {
+  await platform.close();
+  await github.close();
+  await files.close();
+  rmSync(workspace, { recursive: true, force: true });
+});
+
+/** Runs one step as written, its `${{ … }}` filled in as the runner would. */
+async function runStep(step: Step, event: Record<string, string>, earlier: Record<string, ActionRun> = {}): Promise<ActionRun> {
+  const fill = (value: string) =>
+    String(value).replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expression: string) => {
+      if (expression === 'secrets.DOCS_ADMIN_KEY') return DEFAULT_API_KEY;
+      if (expression === 'vars.DOCS_PROJECT_ID') return 'proj_docs';
+      if (expression === 'secrets.DEPLOY_REPO_TOKEN' || expression === 'github.token') return TOKEN;
+      const output = /^steps\.([\w-]+)\.outputs\.([\w-]+)$/.exec(expression);
+      if (output) return earlier[output[1]!]?.outputs[output[2]!] ?? '';
+      throw new Error(`the test does not know ${expression}`);
+    });
+  // The runner gives an input its action.yml default when the step leaves it out.
+  const declared = (parse(readFileSync('action.yml', 'utf8')) as { inputs: Record<string, { default?: string }> }).inputs;
+  const defaults = Object.entries(declared).filter(([, input]) => input.default !== undefined).map(([name, input]) => [name, String(input.default)]);
+  const inputs = Object.fromEntries([...defaults, ...Object.entries(step.with ?? {})].map(([name, value]) => [name, fill(value!)]));
+  // The bucket is the static file server here; the rest of the URL is the README's.
+  if (inputs['bundle-url-template']) inputs['bundle-url-template'] = inputs['bundle-url-template'].replace(/^https:\/\/[^/]+/, files.url);
+  return runAction('dist/index.js', { ...inputs, 'api-url': platform.url }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'acme/docs', GITHUB_WORKSPACE: workspace, ...event });
+}
+
+/** A push to the docs branch: the platform's GitHub app deploys it, and the workflow runs. */
+function pushEvent(message: string): Record<string, string> {
+  const sha = fakeSha(message);
+  platform.deployments.push('docs', sha);
+  return { GITHUB_EVENT_NAME: 'push', GITHUB_SHA: sha, GITHUB_REF: 'refs/heads/docs' };
+}
+
+const setting = (ref: string, name: string) => readSetting(PATH, github.fileAt(DEPLOY_REPO, ref, PATH)!, 'staticExport', name);
+
+describe("the README's workflows, as written, over a team's week", () => {
+  it('keep one pull request that any merge method merges, keep people\'s lines and settings, never renew a hosted URL, and guard production', async () => {
+    const deployedJob = platform.seedExportJob({ domain: 'docs.example.com' });
+    platform.linkTtlSeconds = 100 * 3600;
+    const deployedLink = (await (await fetch(`${platform.url}/v1/static-export/jobs/${deployedJob}/bundle`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } })).json()) as { bundleUrl: string };
+    github.createRepo(DEPLOY_REPO, { [PATH]: `replicaCount: 2\n\nstaticExport:\n  enabled: false\n  bundleUrl: "${deployedLink.bundleUrl}"\n` });
+    platform.linkTtlSeconds = 3600; // the platform's links of this week live an hour
+
+    // The push workflow, as written (its config-repository is the workflow's own: acme/deploy here).
+    const [publish] = readmeSteps('Publish docs');
+    const pushed = await runStep(publish!, { ...pushEvent('docs: new page'), GITHUB_REPOSITORY: DEPLOY_REPO });
+    expect(pushed.log.split("\n").filter((line) => line.startsWith("::error::"))).toEqual([]);
+    expect(pushed.code).toBe(0);
+    const number = pushed.outputs['pull-request-number'];
+    expect(setting('static-export/deploy-values.yaml', 'enabled')).toBe(true);
+
+    // The nightly renewal, as written: the pull request's hour-long link is due; enabled stays.
+    const [renew] = readmeSteps('Renew docs link');
+    const renewed = await runStep(renew!, { GITHUB_EVENT_NAME: 'schedule', GITHUB_REPOSITORY: DEPLOY_REPO });
+    expect(renewed.code).toBe(0);
+    expect(renewed.outputs['pull-request-number']).toBe(number);
+    expect(setting('static-export/deploy-values.yaml', 'enabled')).toBe(true);
+    expect(github.pulls(DEPLOY_REPO).find((pull) => pull.state === 'open')!.title).toBe('Static export: new bundle for docs.example.com');
+
+    // A reviewer's note, and "Update branch" after another change reached the base.
+    const pull = Number(number);
+    github.commitOnBranch(DEPLOY_REPO, 'static-export/deploy-values.yaml', { [PATH]: `${github.fileAt(DEPLOY_REPO, 'static-export/deploy-values.yaml', PATH)}# reviewed by ops\n` }, 'Review note');
+    github.commitOnBranch(DEPLOY_REPO, 'main', { 'README.md': 'Deploy repo\n' }, 'Another change');
+    github.updateBranch(DEPLOY_REPO, pull);
+
+    // The S3-hosted workflow, as written: export and keep, upload (by hand here), propose the hosted URL.
+    const [exporting, proposing] = readmeSteps('Docs bundle, hosted in our bucket');
+    const exported = await runStep(exporting!, pushEvent('docs: fix a typo'));
+    expect(exported.code).toBe(0);
+    files.files.set(`/${exported.outputs['job-id']}/bundle.tar.gz`, readFileSync(exported.outputs['archive-path']!));
+    const hosted = await runStep(proposing!, pushEvent('docs: fix a typo'), { export: exported });
+    expect(hosted.code).toBe(0);
+    expect(hosted.outputs['pull-request-number']).toBe(number);
+    const text = github.fileAt(DEPLOY_REPO, 'static-export/deploy-values.yaml', PATH)!;
+    expect(text).toContain('# reviewed by ops\n');
+    expect(setting('static-export/deploy-values.yaml', 'bundleUrl')).toBe(`${files.url}/${exported.outputs['job-id']}/bundle.tar.gz`);
+    expect(setting('static-export/deploy-values.yaml', 'enabled')).toBe(true);
+    expect(github.pulls(DEPLOY_REPO).filter((p) => p.state === 'open')).toHaveLength(1);
+
+    // The next night: the hosted URL is never renewed, and nothing reaches the platform.
+    platform.requests.length = 0;
+    const night = await runStep(renew!, { GITHUB_EVENT_NAME: 'schedule', GITHUB_REPOSITORY: DEPLOY_REPO });
+    expect(night.code).toBe(0);
+    expect(night.outputs).toMatchObject({ skipped: 'true', 'expires-at': 'never', 'pull-request-number': number });
+    expect(platform.requests).toEqual([]);
+
+    // Production's link has 100 hours: no warning yet. A rebase-only repository merges the result.
+    expect(night.log).not.toContain("::warning::Production's link");
+    github.mergePull(DEPLOY_REPO, pull, 'rebase');
+    expect(github.fileAt(DEPLOY_REPO, 'main', PATH)).toBe(text);
+    expect(Date.parse(night.outputs['deployed-expires-at']!) - Date.now()).toBeGreaterThan(90 * HOUR);
+  }, 180_000);
+});
