@@ -111,28 +111,25 @@ function repoKey(owner: string, name: string): string {
 
 // True when `ancestor` is `sha` or reachable from it through parents.
 function isAncestor(repo: Repository, ancestor: string, sha: string): boolean {
-  const seen = new Set<string>();
-  const queue = [sha];
-  while (queue.length > 0) {
-    const current = queue.pop() as string;
-    if (current === ancestor) return true;
-    if (seen.has(current)) continue;
-    seen.add(current);
-    queue.push(...(repo.commits.get(current)?.parents ?? []));
+  return history(repo, sha).has(ancestor);
+}
+
+/** `sha` and every commit reachable from it through parents. */
+function history(repo: Repository, sha: string): Set<string> {
+  const found = new Set<string>();
+  const stack = [sha];
+  while (stack.length > 0) {
+    const current = stack.pop() as string;
+    if (found.has(current)) continue;
+    found.add(current);
+    stack.push(...(repo.commits.get(current)?.parents ?? []));
   }
-  return false;
+  return found;
 }
 
 /** The nearest common ancestor of two commits, as `git merge-base` finds it. */
 function mergeBase(repo: Repository, a: string, b: string): string | undefined {
-  const ofA = new Set<string>();
-  const stack = [a];
-  while (stack.length > 0) {
-    const sha = stack.pop() as string;
-    if (ofA.has(sha)) continue;
-    ofA.add(sha);
-    stack.push(...(repo.commits.get(sha)?.parents ?? []));
-  }
+  const ofA = history(repo, a);
   // Breadth first from b: the first ancestor of a met is the nearest.
   const queue = [b];
   const seen = new Set<string>();
@@ -148,14 +145,7 @@ function mergeBase(repo: Repository, a: string, b: string): string | undefined {
 
 /** Commits reachable from `head` but not from `base`, oldest first (parents before children). */
 function commitsBetween(repo: Repository, base: string, head: string): StoredCommit[] {
-  const onBase = new Set<string>();
-  const stack = [base];
-  while (stack.length > 0) {
-    const sha = stack.pop() as string;
-    if (onBase.has(sha)) continue;
-    onBase.add(sha);
-    stack.push(...(repo.commits.get(sha)?.parents ?? []));
-  }
+  const onBase = history(repo, base);
   const found: StoredCommit[] = [];
   const seen = new Set<string>();
   const visit = (sha: string): void => {
