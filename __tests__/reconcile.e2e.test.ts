@@ -119,6 +119,21 @@ describe('every run reconciles what is deployed, what is proposed and what was e
     expect(platform.requests).toEqual([]);
     expect(openPulls()).toEqual([]);
     expect(github.fileAt(REPO, 'main', PATH)).toBe(values(hosted, true));
+    // With bundle-url-template and no archive-path too: archive-path is needed only by a run that proposes.
+    const templated = await renewal({ 'bundle-url-template': `${files.url}/bundles/<job-id>/bundle.tar.gz` });
+    expect([templated.code, templated.outputs.skipped]).toEqual([0, 'true']);
+    expect(platform.requests).toEqual([]);
+    expect(files.requests.filter((request) => request.method === 'GET')).toEqual([]);
+  });
+
+  it('a renewal with bundle-url-template that has something to propose asks for archive-path, before the storage or the platform is asked', async () => {
+    github.createRepo(REPO, { [PATH]: values(presigned(platform.seedExportJob({ domain: 'docs.example.com' }), 10), true) });
+    platform.requests.length = 0;
+    files.requests.length = 0;
+    const night = await renewal({ 'bundle-url-template': `${files.url}/bundles/<job-id>/bundle.tar.gz` });
+    expect(night.code).toBe(1);
+    expect(night.log).toContain("::error::Input 'archive-path': is required with bundle-url-template");
+    expect([platform.requests, files.requests]).toEqual([[], []]);
   });
 
   it('the push workflow and the hosted-URL step land on one pull request', async () => {

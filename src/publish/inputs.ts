@@ -36,7 +36,7 @@ export interface PublishInputs extends PlatformInputs {
    * bundle-url-template: propose the URL the team hosts instead of the platform's link. Such a run
    * sends nothing to the platform: the export was done and kept by an earlier step (archive).
    */
-  durable?: { template: string; archive: { given: string; path: string }; checkSha256: boolean };
+  durable?: { template: string; archive?: { given: string; path: string }; checkSha256: boolean };
   /** Warn when the platform's link expires sooner than this; undefined: never. */
   linkMarginMs?: number;
   /** As the user wrote it, for messages. */
@@ -101,7 +101,7 @@ export function readPublishInputs(): PublishInputs {
     throw new InputError(Input.MinValidity, 'reads the current link from the configuration file, so it needs config-path.');
   }
 
-  const durable = template ? readDurableInputs(template, config) : undefined;
+  const durable = template ? readDurableInputs(template, config, plan) : undefined;
   const keepArchive = workspacePath(Input.KeepArchive);
   if (keepArchive) checkArchiveName(keepArchive.given);
   if (!durable && parseBoolean(Input.CheckSha256, core.getInput(Input.CheckSha256) || 'false')) {
@@ -202,14 +202,17 @@ function workspacePath(input: string): { given: string; path: string } | undefin
   return { given, path: resolve(process.env.GITHUB_WORKSPACE ?? process.cwd(), given) };
 }
 
-function readDurableInputs(template: string, config: PublishInputs['config']): NonNullable<PublishInputs['durable']> {
+export const ARCHIVE_PATH_NEEDED =
+  'is required with bundle-url-template: give the archive-path output of the step that kept the archive (keep-archive), the file you uploaded to the URL. Its size and SHA-256 are what the URL must serve.';
+
+function readDurableInputs(template: string, config: PublishInputs['config'], plan: ExportPlan | 'auto'): NonNullable<PublishInputs['durable']> {
   const problem = templateProblem(template);
   if (problem) throw new InputError(Input.BundleUrlTemplate, problem);
   if (!config) throw new InputError(Input.BundleUrlTemplate, 'proposes the URL in the deployment\'s values file, so it needs config-path.');
   const archive = workspacePath(Input.ArchivePath);
-  if (!archive) {
-    throw new InputError(Input.ArchivePath, 'is required with bundle-url-template: give the archive-path output of the step that kept the archive (keep-archive), the file you uploaded to the URL. Its size and SHA-256 are what the URL must serve.');
-  }
+  // A renewal (job-id: auto) may find nothing to propose (a URL that does not expire, a link still
+  // valid): it needs the archive only once it proposes, and says so then.
+  if (!archive && plan !== 'auto') throw new InputError(Input.ArchivePath, ARCHIVE_PATH_NEEDED);
   return { template, archive, checkSha256: parseBoolean(Input.CheckSha256, core.getInput(Input.CheckSha256) || 'false') };
 }
 

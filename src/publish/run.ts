@@ -21,7 +21,7 @@ import { type ExportPlan, type ExportResult, ExportFailedError, runExport } from
 import { formatBytes } from '../action/format.ts';
 import { InputError } from '../action/inputs.ts';
 import { platformClient } from '../action/platform-inputs.ts';
-import { type PublishInputs, readPublishInputs } from './inputs.ts';
+import { ARCHIVE_PATH_NEEDED, type PublishInputs, readPublishInputs } from './inputs.ts';
 import { type Validity, checkValidity, renewalPlan } from './renewal.ts';
 import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
 import { type DownloadedSite, writeFailureSummary, writeHostedSummary, writePublishSummary, writeSkipSummary } from './summary.ts';
@@ -304,6 +304,7 @@ async function proposeHostedUrl(client: ApiClient, octokit: Octokit, inputs: Pub
   const jobId =
     plan === 'auto' ? (currentLink && (jobIdFromDurableUrl(hosted.template, currentLink) ?? jobIdFromLink(currentLink))) : 'reuse' in plan ? plan.reuse : undefined;
   if (!jobId) throw new InputError(PublishInput.JobId, 'auto found no export job id in the link in config-path. Give the job-id output of the step that exported and kept the archive.');
+  if (!hosted.archive) throw new InputError(PublishInput.ArchivePath, ARCHIVE_PATH_NEEDED);
   const archive = await readArchive(PublishInput.ArchivePath, hosted.archive.path);
   const url = durableUrl(hosted.template, jobId);
   // A signed template (an Azure SAS, a presigned URL of the team's) is masked and expires like the platform's links.
