@@ -95,6 +95,9 @@ describe('publish on a push: wait for the platform to publish, then export', () 
   });
 
   it('another commit deployed meanwhile, and no token to compare: exported, with no claim that it is newer', async () => {
+    // Deployments of 3 s: the second push lands while the first still deploys, however slow the machine is to start the run.
+    await platform.close();
+    platform = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 }, deployments: { branch: BRANCH, deployMs: 3000 } });
     const mine = fakeSha('mine');
     platform.deployments.push(BRANCH, mine);
     const action = startAction(BUNDLE, inputs(), pushEnv(mine));
