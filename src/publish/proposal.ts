@@ -97,7 +97,7 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
           key: target.key,
           branch: target.prBranch,
           deployed: file.text,
-          proposal: proposal && { ...proposal, text: proposal.text },
+          proposal,
           offer: { bundleUrl: published.bundle.bundleUrl, enable: !published.renewal, version: published.version }
         });
     if (plan.kind === 'current') return { changed: false, operation: 'none', changes: [], ...facts, pending: false };

@@ -295,7 +295,8 @@ async function reportSkip(current: CurrentConfig, validity: Validity, inputs: Pu
 /**
  * bundle-url-template: the export was done and kept by an earlier step, and the archive uploaded to
  * the team's storage. Check that the URL serves that archive to anyone, as a pod would fetch it,
- * then propose it. Nothing is sent to the platform.
+ * then propose it. Nothing is sent to the platform but, with an api-key, one status request for when
+ * the export was made (the order rule).
  */
 async function proposeHostedUrl(client: ApiClient, octokit: Octokit, inputs: PublishInputs, current: CurrentConfig, deadline: Deadline, cancellation: Cancellation): Promise<void> {
   const currentLink = current.link;
