@@ -16,7 +16,7 @@ import { jobIdFromLink, linkExpiry, linkSecrets, redactLink } from '../values/li
 import { type ConfigUpdate, type ProposalContext, type PublishedBundle, linkIn, readConfigFile, showChange, updateDeploymentConfig } from './proposal.ts';
 import { type BaseFile, type Octokit, readOpenProposal } from '../github/pull-request.ts';
 import { checkPatchable } from '../values/values-file.ts';
-import { type DeployedGuard, guardDeployed, linkKind, settingChanges, settingsIn } from './reconcile.ts';
+import { type DeployedGuard, guardDeployed, linkKind, settingChanges } from './reconcile.ts';
 import { type ExportPlan, type ExportResult, ExportFailedError, runExport } from './export.ts';
 import { formatBytes } from '../action/format.ts';
 import { InputError } from '../action/inputs.ts';
@@ -200,6 +200,8 @@ async function download(client: ApiClient, exported: ExportResult, inputs: Publi
 interface CurrentConfig {
   /** The values file on the base branch: what is deployed. */
   base: BaseFile & { text: string };
+  /** The link in the base's file: what production serves. */
+  deployedLink?: string;
   /** The link to judge and renew: the open pull request's, when one proposes a link, else the base's. */
   link?: string;
   /** The open pull request, when one changes what is deployed. */
@@ -218,18 +220,17 @@ async function readCurrent(octokit: Octokit, inputs: PublishInputs): Promise<Cur
   // A file this action cannot edit (malformed, the block behind an alias) fails here, before any
   // export: the edit itself is tried with a placeholder link.
   checkPatchable(target.path, base.text, target.key, inputs.version);
-  const deployed = settingsIn(target.path, base.text, target.key);
-  const baseLink = typeof deployed.bundleUrl === 'string' && deployed.bundleUrl !== '' ? deployed.bundleUrl : undefined;
+  const baseLink = linkIn(target, base.text);
   if (baseLink) maskLink(baseLink);
   const proposed = await readOpenProposal(octokit, target.repo, target.prBranch, base, target.path);
   const proposedLink = linkIn(target, proposed?.text);
   if (proposedLink) maskLink(proposedLink);
   const pending = proposed && proposesChange(target, base.text, proposed.text) ? { number: proposed.number, url: proposed.url } : undefined;
-  if (!proposed || !proposedLink || proposedLink === baseLink) return { base, link: baseLink, pending };
+  if (!proposed || !proposedLink || proposedLink === baseLink) return { base, deployedLink: baseLink, link: baseLink, pending };
   if (inputs.plan === 'auto' || inputs.minValidityMs !== undefined) {
     core.info(`Pull request #${proposed.number} proposes ${jobIdFromLink(proposedLink) ?? redactLink(proposedLink)}, not yet merged: judging and renewing that link; the one on ${base.branch} is judged by the guard.`);
   }
-  return { base, link: proposedLink, pending };
+  return { base, deployedLink: baseLink, link: proposedLink, pending };
 }
 
 /** True when merging the pull request's file would change production's settings (a file it cannot read counts as a change). */
@@ -287,7 +288,7 @@ async function reportSkip(current: CurrentConfig, validity: Validity, inputs: Pu
     core.setOutput(Output.PullRequestNumber, String(current.pending.number));
     core.setOutput(Output.PullRequestUrl, current.pending.url);
   }
-  const guard = guardProduction(inputs, current.base.branch, linkIn(inputs.config!, current.base.text), current.pending);
+  const guard = guardProduction(inputs, current.base.branch, current.deployedLink, current.pending);
   await writeSkipSummary(validity, inputs.config!, inputs.domain, { baseBranch: current.base.branch, pending: current.pending, guard });
   if (guard.level === 'fail') core.setFailed(guard.message!);
 }
