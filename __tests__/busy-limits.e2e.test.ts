@@ -1,8 +1,13 @@
 // End to end through dist/index.js: every wait and every CPU-heavy step ends by the step's deadline
 // and on cancel. A values file is read only up to GitHub's own 1 MB, and one that size is patched;
-// the labels' retry waits end on SIGTERM; a GitHub attempt cut by request-timeout is retried only
-// when the retry fits in the step's timeout. (The times themselves: npm run bench:limits.)
+// the labels' retry waits end on SIGTERM; a zip being unpacked stops on SIGTERM and by the step's
+// timeout, leaving nothing behind; a GitHub attempt cut by request-timeout is retried only when the
+// retry fits in the step's timeout. (The times themselves: npm run bench:limits.)
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildZip } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import type { GitHubFault } from '../emulator/github-faults.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
@@ -96,5 +101,80 @@ describe('waits that end on cancel and by the deadline', () => {
       expect(run.code).toBe(1);
       expect(errorLine(run.log)).toMatch(/GitHub did not answer GET \/repos\/acme\/deploy within \d s \(request-timeout\), and the step's timeout leaves no time to retry\. Raise timeout, or run again\./);
     });
+  });
+});
+
+describe('a zip being unpacked', () => {
+  // Many small files, so the unpack itself (not the download) is what the step is doing when it ends.
+  const FILES = 15_000;
+  let jobId: string;
+  beforeAll(() => {
+    const files = [{ path: 'index.html', content: '<html><body>home</body></html>' }];
+    for (let i = 0; i < FILES; i++) files.push({ path: `pages/${i % 50}/page-${i}.html`, content: `<p>page ${i}</p>` });
+    jobId = platform.seedExportJob({ domain: 'docs.example.com', archive: buildZip(files) });
+  });
+
+  /** Every name in the workspace, the hidden staging folder included. */
+  const listed = (workspace: string) => readdirSync(workspace);
+  /** Files the unpack has written so far into the staging folder (0 before it exists). */
+  const unpackedSoFar = (workspace: string): number => {
+    const staging = listed(workspace).find((name) => name.startsWith('.site.partial-') && !name.endsWith('.zip'));
+    if (!staging) return 0;
+    return readdirSync(join(workspace, staging), { recursive: true }).length;
+  };
+  const inputs = () => ({ 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'job-id': jobId, 'download-path': 'site' });
+
+  async function untilUnpacking(workspace: string): Promise<void> {
+    for (let waited = 0; waited < 30_000; waited += 20) {
+      try {
+        if (unpackedSoFar(workspace) > 0) return;
+      } catch {
+        // the staging folder is being made; look again
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error('the unpack never started');
+  }
+
+  // SIGINT is what the runner sends on cancel; SIGTERM follows 7.5 s later (the second case's probe).
+  it('stops on SIGINT and removes what it had unpacked: nothing is left in the workspace', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'workspace-'));
+    try {
+      const started = startAction('dist/index.js', inputs(), { GITHUB_WORKSPACE: workspace });
+      await untilUnpacking(workspace);
+      started.child.kill('SIGINT');
+      const run = await started.done;
+      expect(run.code).toBe(1);
+      expect(run.log).toContain('Received SIGINT');
+      // The unpack ended on the signal and cleaned up; a process ended by the grace timer instead
+      // would leave the staging folder and its files behind.
+      expect(listed(workspace)).toEqual([]);
+      expect(run.outputs['bundle-path']).toBeUndefined();
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
+  it("ends by the step's timeout, saying so, with nothing left in the workspace", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'workspace-'));
+    try {
+      // The timeout is measured from the start of the step; give it just past the start of the unpack.
+      const probe = startAction('dist/index.js', inputs(), { GITHUB_WORKSPACE: workspace });
+      const t0 = Date.now();
+      await untilUnpacking(workspace);
+      const toUnpack = Date.now() - t0;
+      probe.child.kill('SIGTERM');
+      expect((await probe.done).log).toContain('Received SIGTERM');
+      expect(listed(workspace)).toEqual([]);
+
+      const timeout = Math.max(2, Math.ceil((toUnpack + 500) / 1000));
+      const run = await runAction('dist/index.js', { ...inputs(), timeout: `${timeout}s` }, { GITHUB_WORKSPACE: workspace });
+      expect(run.code).toBe(1);
+      expect(errorLine(run.log)).toMatch(/did not finish within the step's timeout \(\d+ s\); nothing was unpacked or kept\. Raise timeout\./);
+      expect(existsSync(join(workspace, 'site'))).toBe(false);
+      expect(listed(workspace)).toEqual([]);
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
   });
 });

@@ -15,8 +15,12 @@ export class Cancellation {
   }
 }
 
-/** How long a cancelled step may take to wind down before it is ended outright. */
-const CANCEL_GRACE_MS = 1000;
+/**
+ * How long a cancelled step may take to wind down (end a request, remove a half-unpacked folder)
+ * before it ends itself. The runner sends SIGINT on cancel, SIGTERM 7.5 s later and kills the
+ * process 2.5 s after that; each grace ends just before the runner's next step.
+ */
+const cancelGraceMs = (signal: NodeJS.Signals) => (signal === 'SIGINT' ? 7000 : 2000);
 
 export async function runAction(run: (cancellation: Cancellation) => Promise<void>): Promise<never> {
   const cancellation = new Cancellation();
@@ -26,7 +30,7 @@ export async function runAction(run: (cancellation: Cancellation) => Promise<voi
     for (const [name, value] of Object.entries(cancellation.outputs)) core.setOutput(name, value);
     process.exitCode = 1;
     cancellation.controller.abort(new CancelledError(signal));
-    setTimeout(() => process.exit(1), CANCEL_GRACE_MS).unref();
+    setTimeout(() => process.exit(1), cancelGraceMs(signal)).unref();
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
