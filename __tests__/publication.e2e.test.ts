@@ -38,6 +38,9 @@ const inputs = (extra: Record<string, string> = {}) => ({
   timeout: '30s',
   ...extra
 });
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
 const routeCalls = (route: string) => platform.requests.filter((r) => r.route === route).length;
 const exportedCommit = () => /Published from commit ([0-9a-f]{40})/.exec(readFileSync(join(workspace, 'site', 'index.html'), 'utf8'))?.[1];
 
@@ -259,11 +262,11 @@ describe("the published commit compared with the pushed one through GitHub's com
   it('ahead: another push landed meanwhile, and the log says so as checked', async () => {
     const mine = commit('mine');
     platform.deployments.push(BRANCH, mine);
-    const action = startAction(BUNDLE, inputs({ 'github-token': 'ghs_emulator_token' }), withGitHub(mine));
-    await action.waitFor('Waiting for the platform to publish');
+    // The next push reaches the platform before this run's deployment starts, whatever the
+    // machine's speed: the run's deployment publishes it.
     const theirs = commit('theirs');
     platform.deployments.push(BRANCH, theirs);
-    const run = await action.done;
+    const run = await runAction(BUNDLE, inputs({ 'github-token': 'ghs_emulator_token' }), withGitHub(mine));
     expect(run.code).toBe(0);
     expect(exportedCommit()).toBe(theirs);
     expect(run.log).toContain(`The platform published ${theirs.slice(0, 7)}, 1 commit ahead of this run's ${mine.slice(0, 7)} (GitHub's compare): another push landed meanwhile. Exporting that, which includes this push.`);
@@ -282,6 +285,26 @@ describe("the published commit compared with the pushed one through GitHub's com
     expect(run.log).not.toMatch(/newer/);
     expect(routeCalls('deploy')).toBe(2);
     expect(routeCalls('start')).toBe(0);
+  });
+
+  it('behind, then caught up: the queued deployment publishes the push, and that is exported', async () => {
+    const older = commit('older');
+    const mine = commit('mine');
+    platform.deployments.push(BRANCH, older);
+    await until(() => platform.deployments.published().sha === older);
+    // The platform hears of this push late: after the run's own deployment started on the older
+    // commit (the log line comes after the deployment was queued, and nothing else is queued).
+    const action = startAction(BUNDLE, inputs({ 'github-token': 'ghs_emulator_token' }), withGitHub(mine));
+    await action.waitFor('Waiting for the platform to publish');
+    platform.deployments.push(BRANCH, mine);
+    const run = await action.done;
+    expect(run.log).toContain(`The platform published ${older.slice(0, 7)}, 1 commit behind this run's ${mine.slice(0, 7)} (GitHub's compare): it had not seen this push yet. Queuing the next deployment and waiting for it.`);
+    expect(run.code).toBe(0);
+    expect(exportedCommit()).toBe(mine);
+    expect(run.log).not.toMatch(/newer/);
+    // The run's own deployment of the push, then the one queued after it saw the older commit.
+    expect(routeCalls('deploy')).toBe(2);
+    expect(routeCalls('start')).toBe(1);
   });
 
   it('diverged: the published commit does not contain the push; nothing exported', async () => {
