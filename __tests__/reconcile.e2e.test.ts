@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { bundleFormats, defaultSiteFiles } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { runAction } from '../emulator/runner.ts';
@@ -18,7 +18,8 @@ const PATH = 'deploy/values.yaml';
 const TOKEN = 'ghs_emulator_token';
 const BRANCH = 'static-export/deploy-values.yaml';
 const HOUR = 3_600_000;
-const archive = gzipSync(Buffer.from('bundle\n'.repeat(100)));
+// A real site: the hosted step compares the kept archive's pages with production's before proposing it.
+const archive = bundleFormats['tar.gz'].build(defaultSiteFiles('docs.example.com', 3));
 
 let platform: PlatformEmulator;
 let github: GitHubEmulator;

@@ -1,6 +1,7 @@
 // The bundle the emulator serves: a real archive of a small exported site, so clients can unpack it.
 // The writers are raw on purpose: they write what they are given, `../` and links out included, so
 // tests can build the hostile archives that well-behaved libraries refuse to create.
+import { createHash } from 'node:crypto';
 import { crc32, deflateRawSync, gzipSync } from 'node:zlib';
 
 export interface SiteFile {
@@ -226,4 +227,72 @@ export function defaultSiteFiles(domain: string, pageCount: number, commit?: str
       content: `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${sitemap}\n</urlset>\n`
     }
   ];
+}
+
+/**
+ * A generated site whose content a test controls from one export to the next: which pages it has,
+ * which of them a reader sees edited, and a build id that every page carries where readers do not
+ * look (a script, asset names, an attribute, a timestamp), as static builds do.
+ */
+export interface SiteSpec {
+  /** Page files (`guides/intro.html`), or a count: `index.html` and `pages/page-0001.html`… */
+  pages: string[] | number;
+  /** Text added to a page's body, by file: an edit a reader sees. */
+  edits?: Record<string, string>;
+  /** Carried by every page; the emulator gives each export its own when unset. */
+  buildId?: string;
+  /** Bytes of data every page embeds that no reader sees (static builds inline a JSON blob), to reach a size. */
+  padBytes?: number;
+}
+
+/** `index.html` and `count - 1` pages under pages/. */
+export function pageFiles(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => (i === 0 ? 'index.html' : `pages/page-${String(i).padStart(4, '0')}.html`));
+}
+
+export function siteFiles(domain: string, spec: SiteSpec): SiteFile[] {
+  const buildId = spec.buildId ?? 'build-0';
+  const pages = typeof spec.pages === 'number' ? pageFiles(spec.pages) : spec.pages;
+  const asset = (name: string) => `/_next/static/${buildId}/${name}-${createHash('sha256').update(buildId + name).digest('hex').slice(0, 8)}`;
+  const files: SiteFile[] = pages.map((path, i) => {
+    const name = path.replace(/\.html$/, '').replace(/(^|\/)index$/, '$1home').split('/').pop() || 'home';
+    const edit = spec.edits?.[path];
+    const pad = spec.padBytes ? filler(`${buildId}/${path}`, spec.padBytes) : '';
+    return {
+      path,
+      content: `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="generated-at" content="${new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString()}-${buildId}">
+  <title>${name} - ${domain}</title>
+  <link rel="stylesheet" href="${asset('app')}.css">
+  <script src="${asset('main')}.js" defer></script>
+</head>
+<body data-build-id="${buildId}">
+  <nav><a href="/index.html">Home</a> <a href="${asset('page')}">Assets</a></nav>
+  <main>
+    <h1>${name}</h1>
+    <p>This page explains ${name} for readers of ${domain}.</p>
+    <p>Every request takes a bearer token &amp; returns JSON.</p>${edit ? `\n    <p>${edit}</p>` : ''}
+  </main>
+  <script id="__NEXT_DATA__" type="application/json">{"buildId":"${buildId}","page":"/${path}","pad":"${pad}"}</script>
+</body>
+</html>
+`
+    };
+  });
+  files.push({ path: `_next/static/${buildId}/app.css`, content: 'body{margin:0}\n' });
+  return files;
+}
+
+/** Bytes that do not compress, from a seed: the same site gives the same archive. */
+function filler(seed: string, bytes: number): string {
+  const parts: string[] = [];
+  let block = createHash('sha256').update(seed).digest();
+  for (let length = 0; length < bytes; length += 64) {
+    block = createHash('sha256').update(block).digest();
+    parts.push(createHash('sha512').update(block).digest('base64').slice(0, 64));
+  }
+  return parts.join('').slice(0, bytes);
 }

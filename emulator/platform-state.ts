@@ -2,7 +2,7 @@
 // their bundles and signed links, agent jobs, feedback and its aggregation by page, and the hourly
 // rate limits. No HTTP here: platform.ts parses requests, calls in here and writes the answers.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { type BundleFormat, type BundleFormatInfo, bundleFormats, defaultSiteFiles } from './archive.ts';
+import { type BundleFormat, type BundleFormatInfo, type SiteSpec, bundleFormats, defaultSiteFiles, siteFiles } from './archive.ts';
 import { type DeploymentSettings, Deployments } from './deployments.ts';
 
 export interface JobProfile {
@@ -14,6 +14,8 @@ export interface JobProfile {
   stall?: { at: number; forMs: number };
   resetAt?: number;
   runningWord?: string;
+  /** The site the export holds (pages, edits, build id); unset: the default three-page site. */
+  site?: SiteSpec;
 }
 
 /** The platform as a test sets it up; the emulator's options add what the server needs. */
@@ -93,6 +95,7 @@ export interface ResolvedProfile {
   stall?: { at: number; forMs: number };
   resetAt?: number;
   runningWord?: string;
+  site?: SiteSpec;
 }
 
 // Times in ms after the run starts (after queuedMs).
@@ -131,7 +134,8 @@ function resolveProfile(profile: JobProfile = {}): ResolvedProfile {
     error: profile.error ?? DEFAULT_ERROR,
     stall: profile.stall ? { at: clampPercent(profile.stall.at), forMs: Math.max(0, profile.stall.forMs) } : undefined,
     resetAt: profile.resetAt === undefined ? undefined : clampPercent(profile.resetAt),
-    runningWord: profile.runningWord
+    runningWord: profile.runningWord,
+    site: profile.site
   };
 }
 
@@ -280,7 +284,9 @@ export class PlatformState {
 
   /** The job's bundle, built on first ask, and a presigned link to it (a path and its query). */
   bundleLink(job: ExportJobRecord): { archive: Buffer; link: string; expiresAt: number } {
-    job.archive ??= this.format.build(defaultSiteFiles(job.domain, job.profile.pageCount, job.commit));
+    // Each export of a generated site carries its own build id unless the test fixes one.
+    const site = job.profile.site;
+    job.archive ??= this.format.build(site ? siteFiles(job.domain, { buildId: job.jobId.slice(3), ...site }) : defaultSiteFiles(job.domain, job.profile.pageCount, job.commit));
     // Links are signed to the clock's second, so the same job and second give the same link.
     const signedAt = Math.floor(this.clock() / 1000) * 1000;
     const date = amzDate(signedAt);

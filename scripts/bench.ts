@@ -7,14 +7,15 @@
 // time. For each it reports the status requests spent and how late completion was noticed: the
 // moment the waiter was done (the action's exit, the poller's bundle answer) minus the job's end as
 // the emulator records it.
-// Then: the time from starting each bundle (`node dist/index.js` first) to its first request, and
-// the size of dist/.
+// Then: the time from starting each bundle (`node dist/index.js` first) to its first request, the
+// size of dist/, and what the content diff costs (bench-diff.ts).
 import { readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_API_KEY, type JobProfile, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { startAction } from '../emulator/runner.ts';
 import { sideBySideTable, tradeOffTable } from './bench-wait.ts';
+import { diffCostTable } from './bench-diff.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const PROFILES: { name: string; profile: JobProfile }[] = [
@@ -153,6 +154,8 @@ console.log((await tradeOffTable()).join('\n'));
 console.log('');
 console.log(distSize());
 console.log((await startupTimes()).join('\n'));
+console.log('');
+console.log((await diffCostTable()).join('\n'));
 console.log('');
 console.log((await waitingTable()).join('\n'));
 process.exit(0);

@@ -43,6 +43,8 @@ export const PublishInput = {
   CheckSha256: 'check-sha256',
   LinkMargin: 'link-margin',
   WaitForDeployment: 'wait-for-deployment',
+  MaxPageLoss: 'max-page-loss',
+  AllowMissingHomePage: 'allow-missing-home-page',
   ...ProjectInput
 } as const;
 
@@ -66,7 +68,9 @@ export const PublishOutput = {
   BundleSha256: 'bundle-sha256',
   ArchivePath: 'archive-path',
   ArchiveSha256: 'archive-sha256',
-  ArchiveSha256Path: 'archive-sha256-path'
+  ArchiveSha256Path: 'archive-sha256-path',
+  ContentDiff: 'content-diff',
+  ContentDiffPath: 'content-diff-path'
 } as const;
 
 export const DEFAULT_API_URL = 'https://api.mintlify.com';

@@ -23,12 +23,17 @@ import { archiveCopy, archiveStagingPath, checkArchiveFormat, type KeptArchive, 
 
 export { BundleError } from './guard.ts';
 
+/** A link to download. A link read from a values file comes without a size: the storage's Content-Length stands in. */
+export type DownloadLink = Omit<Bundle, 'sizeBytes'> & { sizeBytes?: number };
+
 export interface DownloadBundleOptions {
-  bundle: Bundle;
+  bundle: DownloadLink;
   /** Where the site goes: a directory that does not exist yet, or is empty. */
   directory: string;
-  /** Generates a fresh link (the generate operation); called at most once, when the storage answers 403. */
-  renew: () => Promise<Bundle>;
+  /** Generates a fresh link (the generate operation); called at most once, when the storage answers 403. Without it a 403 fails. */
+  renew?: () => Promise<Bundle>;
+  /** False: a bundle without index.html at its root is unpacked too, for the content gate to judge (content/gate.ts). */
+  requireHomePage?: boolean;
   limits?: Partial<UnpackLimits>;
   /** Lines for the log. */
   log: (line: string) => void;
@@ -62,7 +67,7 @@ export interface DownloadedBundle {
   /** True when the link had to be renewed. */
   renewed: boolean;
   /** The bundle whose link was used last: the renewed one, if renewed. */
-  bundle: Bundle;
+  bundle: DownloadLink;
   /** Set when keepArchive was given. */
   kept?: KeptArchive;
 }
@@ -106,7 +111,7 @@ async function downloadWithin(options: DownloadBundleOptions): Promise<Downloade
         fetched = await fetchWithRetries(bundle, staging, limits, options, archive);
         break;
       } catch (error) {
-        if (!(error instanceof BundleError) || error.status !== 403) throw error;
+        if (!(error instanceof BundleError) || error.status !== 403 || !options.renew) throw error;
         if (renewed) {
           throw new BundleError(
             'http',
@@ -172,13 +177,13 @@ export async function checkDownloadPath(given: string, target = resolve(given)):
 }
 
 // One link: transient faults retried with backoff; a 403 goes back to the caller, which renews.
-async function fetchWithRetries(bundle: Bundle, staging: string, limits: UnpackLimits, options: DownloadBundleOptions, archive?: string): Promise<Fetched> {
+async function fetchWithRetries(bundle: DownloadLink, staging: string, limits: UnpackLimits, options: DownloadBundleOptions, archive?: string): Promise<Fetched> {
   const { signal } = options;
   const link = redactLink(bundle.bundleUrl);
-  if (bundle.sizeBytes > limits.maxBytes) {
+  if (bundle.sizeBytes !== undefined && bundle.sizeBytes > limits.maxBytes) {
     throw new BundleError('limit', `The bundle is ${formatBytes(bundle.sizeBytes)} as an archive, more than the ${formatBytes(limits.maxBytes)} this action unpacks.`);
   }
-  options.log(`Downloading the bundle (${formatBytes(bundle.sizeBytes)}) from ${link}`);
+  options.log(`Downloading the bundle${bundle.sizeBytes === undefined ? '' : ` (${formatBytes(bundle.sizeBytes)})`} from ${link}`);
   return retryTransient(
     async () => {
       await removeQuietly(staging);
@@ -201,17 +206,19 @@ async function fetchWithRetries(bundle: Bundle, staging: string, limits: UnpackL
   );
 }
 
-async function fetchOnce(bundle: Bundle, staging: string, limits: UnpackLimits, options: DownloadBundleOptions, archive?: string): Promise<Fetched> {
+async function fetchOnce(bundle: DownloadLink, staging: string, limits: UnpackLimits, options: DownloadBundleOptions, archive?: string): Promise<Fetched> {
   const response = await openDownload(bundle.bundleUrl, options.signal, options.idleTimeoutMs ?? 60_000);
   const length = response.headers['content-length'];
-  if (length !== undefined && Number(length) !== bundle.sizeBytes) {
+  if (length !== undefined && bundle.sizeBytes !== undefined && Number(length) !== bundle.sizeBytes) {
     response.destroy();
     throw new BundleError(
       'size',
       `The storage holds ${Number(length).toLocaleString('en-US')} bytes at the bundle link, but the platform said the bundle has ${bundle.sizeBytes.toLocaleString('en-US')} (sizeBytes). The archive at the link is not the one described; generate the bundle again.`
     );
   }
-  const meter = new ArchiveMeter(bundle.sizeBytes);
+  // Without a size from the platform, the storage's Content-Length is held to, or else the unpack limit.
+  const expected = bundle.sizeBytes ?? (length !== undefined ? Number(length) : undefined);
+  const meter = new ArchiveMeter(expected ?? limits.maxBytes, expected !== undefined);
   const zipFile = `${staging}.zip`;
   let format: ArchiveFormat | undefined;
   let tree: UnpackedTree | undefined;
@@ -227,7 +234,7 @@ async function fetchOnce(bundle: Bundle, staging: string, limits: UnpackLimits, 
         format = detectFormat(head);
         const rest = chain(head, iterator);
         if (format === 'tar.gz') {
-          tree = await unpackTarGz(rest, staging, limits, options.signal);
+          tree = await unpackTarGz(rest, staging, limits, options.signal, options.requireHomePage);
         } else {
           await pipeline(Readable.from(rest, { objectMode: false }), createWriteStream(zipFile, { flags: 'wx' }));
         }
@@ -235,10 +242,10 @@ async function fetchOnce(bundle: Bundle, staging: string, limits: UnpackLimits, 
       { signal: options.signal }
     );
   } catch (error) {
-    throw downloadError(error, meter, bundle.sizeBytes);
+    throw downloadError(error, meter, meter.expected);
   }
   // The whole archive is on disk and its size matched, so yauzl may read it by offset now.
-  if (format === 'zip') tree = await unpackZip(zipFile, staging, limits, options.signal);
+  if (format === 'zip') tree = await unpackZip(zipFile, staging, limits, options.signal, options.requireHomePage);
   return { files: tree!.files, unpackedBytes: tree!.bytes, sha256: meter.sha256(), bytes: meter.bytes, format: format! };
 }
 
@@ -246,11 +253,14 @@ async function fetchOnce(bundle: Bundle, staging: string, limits: UnpackLimits, 
 class ArchiveMeter extends Transform {
   bytes = 0;
   private readonly hash = createHash('sha256');
-  private readonly expected: number;
+  readonly expected: number;
+  /** False when `expected` is only a ceiling: fewer bytes are then the whole archive. */
+  private readonly exact: boolean;
 
-  constructor(expected: number) {
+  constructor(expected: number, exact = true) {
     super();
     this.expected = expected;
+    this.exact = exact;
   }
 
   sha256(): string {
@@ -268,7 +278,7 @@ class ArchiveMeter extends Transform {
   }
 
   override _flush(callback: TransformCallback): void {
-    callback(this.bytes < this.expected ? truncated(this.bytes, this.expected, 'the storage ended the answer early') : null);
+    callback(this.exact && this.bytes < this.expected ? truncated(this.bytes, this.expected, 'the storage ended the answer early') : null);
   }
 }
 

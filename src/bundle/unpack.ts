@@ -44,7 +44,7 @@ export function detectFormat(head: Buffer): ArchiveFormat {
  * Unpacks the bytes of a tar.gz into `root` (an empty directory) as they arrive, and resolves once
  * every file is written and the tree checked.
  */
-export async function unpackTarGz(source: AsyncIterable<Buffer> | NodeJS.ReadableStream, root: string, limits: UnpackLimits, signal?: AbortSignal): Promise<UnpackedTree> {
+export async function unpackTarGz(source: AsyncIterable<Buffer> | NodeJS.ReadableStream, root: string, limits: UnpackLimits, signal?: AbortSignal, requireHomePage = true): Promise<UnpackedTree> {
   const guard = new EntryGuard(limits);
   const writer = new TreeWriter(root);
   const sink = new TarSink(guard, writer, limits);
@@ -57,7 +57,7 @@ export async function unpackTarGz(source: AsyncIterable<Buffer> | NodeJS.Readabl
     await writer.settle();
     throw gzipError(error);
   }
-  await checkTree(root, guard);
+  await checkTree(root, guard, requireHomePage);
   return { files: guard.files, bytes: guard.bytes };
 }
 
@@ -205,7 +205,7 @@ function gzipError(error: unknown): unknown {
  * Unpacks a zip file into `root`, an empty directory. A zip's directory of entries sits at its end,
  * and yauzl reads the entries by offset, so a zip is unpacked from a file, never from a stream.
  */
-export async function unpackZip(file: string, root: string, limits: UnpackLimits, signal?: AbortSignal): Promise<UnpackedTree> {
+export async function unpackZip(file: string, root: string, limits: UnpackLimits, signal?: AbortSignal, requireHomePage = true): Promise<UnpackedTree> {
   signal?.throwIfAborted();
   const guard = new EntryGuard(limits);
   const writer = new TreeWriter(root);
@@ -244,7 +244,7 @@ export async function unpackZip(file: string, root: string, limits: UnpackLimits
     signal?.removeEventListener('abort', onAbort);
     zip.close();
   }
-  await checkTree(root, guard);
+  await checkTree(root, guard, requireHomePage);
   return { files: guard.files, bytes: guard.bytes };
 }
 
@@ -294,9 +294,9 @@ function zipError(error: unknown): BundleError {
  * What can only be checked once everything is on disk: an index.html at the root, and every link
  * resolving inside the directory (a link may point through another one written after it).
  */
-async function checkTree(root: string, guard: EntryGuard): Promise<void> {
+async function checkTree(root: string, guard: EntryGuard, requireHomePage: boolean): Promise<void> {
   const index = guard.kindAt('index.html');
-  if (index !== 'file' && index !== 'hardlink') {
+  if (requireHomePage && index !== 'file' && index !== 'hardlink') {
     const nested = guard.nestedIndex();
     const hint = nested ? ` It has one at '${nested}': the site sits in a folder of the archive, not at its root.` : '';
     throw new BundleError('content', `The bundle has no index.html at its root, so it is not a site that can be served (${guard.files} files).${hint} Check that the export's domain is the docs site, and report it to the platform if so.`);

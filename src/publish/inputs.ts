@@ -11,6 +11,7 @@ import { type PlatformInputs, readDuration, readPlatformInputs, readPollLimits }
 import type { ScheduleLimits } from '../wait/wait.ts';
 import { templateProblem } from '../storage/durable-url.ts';
 import type { PushedCommit } from './publication.ts';
+import type { GateSettings } from '../content/gate.ts';
 
 export interface PublishInputs extends PlatformInputs {
   /** What to export; `auto`: the job named by the link in the configuration file (a renewal). */
@@ -46,6 +47,8 @@ export interface PublishInputs extends PlatformInputs {
    * pushed repository and a token to compare the published commit with the pushed one.
    */
   publication?: { projectId: string; pushed?: PushedCommit; github?: { token: string; repo: { owner: string; repo: string } } };
+  /** With config-path: the content gate (what share of production's pages a new export may lose, and the home page). */
+  contentGate: GateSettings;
 }
 
 const CONFIG_KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
@@ -130,7 +133,24 @@ export function readPublishInputs(): PublishInputs {
     durable,
     linkMarginMs,
     linkMarginText,
-    publication: readPublicationInputs(plan)
+    publication: readPublicationInputs(plan),
+    contentGate: readContentGate()
+  };
+}
+
+/** max-page-loss: a share such as 25%; allow-missing-home-page: true or false. */
+function readContentGate(): GateSettings {
+  const text = core.getInput(Input.MaxPageLoss).trim() || '25%';
+  const match = /^(\d{1,3}(?:\.\d+)?)\s*%$/.exec(text);
+  const share = match ? Number(match[1]) / 100 : NaN;
+  if (!(share >= 0 && share <= 1)) {
+    throw new InputError(Input.MaxPageLoss, `'${text}' is not a share of pages from 0% to 100%. Write it as a percentage, for example 25% (the default), or 100% to accept any loss.`);
+  }
+  return {
+    maxPageLoss: share >= 1 ? undefined : share,
+    maxPageLossText: text,
+    allowMissingHomePage: parseBoolean(Input.AllowMissingHomePage, core.getInput(Input.AllowMissingHomePage) || 'false'),
+    inputs: { maxPageLoss: Input.MaxPageLoss, allowMissingHomePage: Input.AllowMissingHomePage }
   };
 }
 

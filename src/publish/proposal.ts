@@ -8,6 +8,8 @@ import { ConfigFileError, type SettingChange, readSetting } from '../values/valu
 import { formatBytes, formatUtc } from '../action/format.ts';
 import { type BaseFile, type Octokit, type OpenProposal, PullRequestError, type Repo, branchHead, proposeChange, readBaseFile, readOpenProposal } from '../github/pull-request.ts';
 import { planProposal } from './reconcile.ts';
+import type { ContentDiff } from '../content/gate.ts';
+import { contentDiffSection } from './content-diff.ts';
 
 export interface ConfigTarget {
   repo: Repo;
@@ -36,6 +38,8 @@ export interface PublishedBundle {
   hosted?: { sha256: string; sha256Checked: boolean };
   /** The docs commit the run's deployment published (the export holds it or a push published moments later). */
   docsCommit?: { sha: string; branch: string };
+  /** What merging changes for readers: the new export compared page by page with production's. */
+  contentDiff?: ContentDiff;
 }
 
 export interface ConfigUpdate {
@@ -208,6 +212,7 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
       ? `Renews the static export link${published.domain ? ` of **${published.domain}**` : ''}: the same export, a fresh link. No page changed.`
       : `A new static export${published.domain ? ` of **${published.domain}**` : ''} is ready; this points the deployment at it.`,
     '',
+    ...withBlankLine(contentDiffSection(published.contentDiff, deployedLink)),
     '| | |',
     '|---|---|'
   ];
@@ -232,6 +237,11 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
   return lines.join('\n');
 }
 
+/** A section and the blank line after it; nothing for an empty one. */
+function withBlankLine(section: string): string[] {
+  return section ? [section, ''] : [];
+}
+
 const FOOTER = '<sub>Opened by the static export action. It keeps this one pull request current: later runs update it rather than open another.</sub>';
 
 /** The body for a URL the team hosts: nothing expires, and the URL was fetched as a pod would. */
@@ -245,6 +255,7 @@ function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { 
   const lines = [
     `Points the deployment at export \`${job.jobId}\`${published.domain ? ` of **${published.domain}**` : ''}, hosted by your team at a URL that does not expire.`,
     '',
+    ...withBlankLine(contentDiffSection(published.contentDiff, deployedLink)),
     '| | |',
     '|---|---|',
     `| Export job | \`${job.jobId}\` |`,

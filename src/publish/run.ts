@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as core from '@actions/core';
 import { githubClient } from '../github/client.ts';
-import { generateBundle, getExport } from '../platform/static-export.ts';
+import { type Bundle, generateBundle, getExport } from '../platform/static-export.ts';
 import { ApiError, type ApiClient } from '../platform/transport.ts';
 import { checkDownloadPath, downloadBundle } from '../bundle/download.ts';
 import { PublishInput, PublishOutput as Output } from '../action/constants.ts';
@@ -31,6 +31,8 @@ import { durableUrl, jobIdFromDurableUrl } from '../storage/durable-url.ts';
 import { checkKeepArchivePath, readArchive } from '../storage/kept-archive.ts';
 import { checkLinkMargin } from '../storage/link-margin.ts';
 import { checkAsPod } from '../storage/pod-check.ts';
+import { ContentGateError, contentDiffSection, diffWithProduction, judgeContent, unpackArchiveFile } from './content-diff.ts';
+import type { ContentDiff } from '../content/gate.ts';
 
 export async function run(cancellation = new Cancellation()): Promise<void> {
   const inputs = readInputs(readPublishInputs);
@@ -43,6 +45,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
   let plan: ExportPlan | undefined;
   let jobId: string | undefined;
   let exported: ExportResult | undefined;
+  let contentDiff: ContentDiff | undefined;
   cancellation.note = 'The step stopped before an export job was started.';
   try {
     // What can fail without an export fails first: a download-path that holds files, a values file
@@ -66,7 +69,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
       core.setOutput(Output.Skipped, 'false');
     }
     if (inputs.durable && octokit) {
-      await proposeHostedUrl(client, octokit, inputs, current!, deadline, cancellation);
+      await proposeHostedUrl(client, octokit, inputs, current!, deadline, cancellation, (diff) => (contentDiff = diff));
       return;
     }
     plan = exportPlan(inputs, currentLink);
@@ -102,8 +105,14 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     setExportOutputs(exported);
     core.info(`Bundle ready: ${exported.job.pageCount} pages, link valid until ${exported.bundle.expiresAt}${published ? `, holding ${published.sha.slice(0, 7)} from ${published.branch}` : ''}.`);
     // Download before proposing the link: a bundle that fails its checks must not reach the deployment.
+    // With config-path it is also compared with production's, unless it is the export production serves.
+    const compare = current !== undefined && (current.deployedLink === undefined || jobIdFromLink(current.deployedLink) !== exported.job.jobId);
     let site: DownloadedSite | undefined;
-    if (inputs.download || inputs.keepArchive) ({ exported, site } = await download(client, exported, inputs, cancellation, deadline));
+    if (inputs.download || inputs.keepArchive || compare) ({ exported, site, contentDiff } = await download(client, exported, inputs, cancellation, deadline, compare ? current : undefined));
+    if (current) {
+      contentDiff ??= { kind: 'renewal', jobId: exported.job.jobId };
+      await judgeContent(contentDiff, inputs.contentGate, exported.job.jobId);
+    }
     // A link that expires before the review is likely done: say so where the reviewer looks.
     const shortLink = inputs.config && inputs.linkMarginMs !== undefined ? checkLinkMargin(exported.bundle.expiresAt, inputs.linkMarginMs) : undefined;
     if (shortLink) core.warning(shortLink.message);
@@ -117,11 +126,12 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
             createdAtOf: (jobId) => exportCreatedAt(client, jobId),
             renewal,
             shortLink: shortLink?.note,
-            docsCommit
+            docsCommit,
+            contentDiff
           })
         : undefined;
     const guard = config ? guardProduction(inputs, config.baseBranch, config.deployedLink, config.pending ? config : undefined) : undefined;
-    await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined, shortLink?.message, site, docsCommit, guard);
+    await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined, shortLink?.message, site, docsCommit, guard, contentDiffSection(contentDiff, config?.deployedLink));
     if (guard?.level === 'fail') core.setFailed(guard.message!);
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;
@@ -132,7 +142,17 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     core.setFailed(message);
     const deploymentLog = error instanceof DeploymentFailedError ? error.deployment.logs.slice(-LOG_LINES_SHOWN) : undefined;
     if (deploymentLog?.length) core.info(`The deployment's last ${deploymentLog.length} log lines:\n${deploymentLog.map((line) => `  ${line}`).join('\n')}`);
-    await writeFailureSummary({ domain: inputs.domain, jobId, job: failedJob, message, exported: exported !== undefined, configured: inputs.config !== undefined, deploymentLog, unnamedJobs: jobId ? unnamedJobs(client, jobId) : undefined });
+    await writeFailureSummary({
+      domain: inputs.domain,
+      jobId,
+      job: failedJob,
+      message,
+      exported: exported !== undefined,
+      configured: inputs.config !== undefined,
+      deploymentLog,
+      unnamedJobs: jobId ? unnamedJobs(client, jobId) : undefined,
+      contentDiff: error instanceof ContentGateError ? contentDiffSection(contentDiff) : undefined
+    });
   } finally {
     client.dispose();
   }
@@ -163,21 +183,35 @@ function unnamedJobs(client: ApiClient, followed: string): string | undefined {
   );
 }
 
-async function download(client: ApiClient, exported: ExportResult, inputs: PublishInputs, cancellation: Cancellation, deadline: Deadline): Promise<{ exported: ExportResult; site?: DownloadedSite }> {
+/** `compareWith`: compare the site with production's export, while it is unpacked. */
+async function download(
+  client: ApiClient,
+  exported: ExportResult,
+  inputs: PublishInputs,
+  cancellation: Cancellation,
+  deadline: Deadline,
+  compareWith?: CurrentConfig
+): Promise<{ exported: ExportResult; site?: DownloadedSite; contentDiff?: ContentDiff }> {
   const target = inputs.download;
   // keep-archive alone still unpacks, into a folder of its own that goes afterwards: the kept archive
-  // passes every check a download-path would.
+  // passes every check a download-path would. A download only to compare leaves the home page to the gate.
   const directory = target?.path ?? join(process.env.RUNNER_TEMP ?? tmpdir(), `static-export-check-${randomBytes(6).toString('hex')}`);
-  const downloaded = await downloadBundle({
-    bundle: exported.bundle,
-    directory,
-    renew: () => generateBundle(client, exported.job.jobId),
-    log: (line) => core.info(line),
-    shownAs: target?.given ?? 'a temporary folder (checked, then removed)',
-    deadline,
-    signal: cancellation.signal,
-    keepArchive: inputs.keepArchive && { input: PublishInput.KeepArchive, path: inputs.keepArchive.path }
-  }).finally(() => (target ? undefined : rm(directory, { recursive: true, force: true })));
+  let contentDiff: ContentDiff | undefined;
+  const downloaded = await (async () => {
+    const unpacked = await downloadBundle({
+      bundle: exported.bundle,
+      directory,
+      renew: () => generateBundle(client, exported.job.jobId),
+      log: (line) => core.info(line),
+      shownAs: target?.given ?? 'a temporary folder (checked, then removed)',
+      deadline,
+      signal: cancellation.signal,
+      keepArchive: inputs.keepArchive && { input: PublishInput.KeepArchive, path: inputs.keepArchive.path },
+      requireHomePage: target !== undefined || inputs.keepArchive !== undefined
+    });
+    if (compareWith) contentDiff = await diffWithProduction({ deployedLink: compareWith.deployedLink, proposedRoot: unpacked.path, freshLink: freshLinks(client, inputs), deadline, signal: cancellation.signal });
+    return unpacked;
+  })().finally(() => (target ? undefined : rm(directory, { recursive: true, force: true })));
   core.setOutput(Output.BundleSha256, downloaded.sha256);
   if (target) {
     core.setOutput(Output.BundlePath, downloaded.path);
@@ -190,11 +224,16 @@ async function download(client: ApiClient, exported: ExportResult, inputs: Publi
     core.setOutput(Output.ArchiveSha256Path, downloaded.kept.sha256Path);
     core.info(`Kept the archive as served (${formatBytes(downloaded.kept.bytes)}) at ${inputs.keepArchive!.given}, its SHA-256 in ${inputs.keepArchive!.given}.sha256.`);
   }
-  if (!downloaded.renewed) return { exported, site };
+  if (!downloaded.renewed) return { exported, site, contentDiff };
   // The link expired on the way and was renewed: the outputs and the pull request carry the new one.
-  const renewed = { ...exported, bundle: downloaded.bundle };
+  const renewed = { ...exported, bundle: downloaded.bundle as typeof exported.bundle };
   setExportOutputs(renewed);
-  return { exported: renewed, site };
+  return { exported: renewed, site, contentDiff };
+}
+
+/** Fresh links for production's export when its own link no longer works; none without an api-key. */
+function freshLinks(client: ApiClient, inputs: PublishInputs): ((jobId: string) => Promise<Bundle>) | undefined {
+  return inputs.apiKey ? (jobId) => generateBundle(client, jobId) : undefined;
 }
 
 interface CurrentConfig {
@@ -299,7 +338,15 @@ async function reportSkip(current: CurrentConfig, validity: Validity, inputs: Pu
  * then propose it. Nothing is sent to the platform but, with an api-key, one status request for when
  * the export was made (the order rule).
  */
-async function proposeHostedUrl(client: ApiClient, octokit: Octokit, inputs: PublishInputs, current: CurrentConfig, deadline: Deadline, cancellation: Cancellation): Promise<void> {
+async function proposeHostedUrl(
+  client: ApiClient,
+  octokit: Octokit,
+  inputs: PublishInputs,
+  current: CurrentConfig,
+  deadline: Deadline,
+  cancellation: Cancellation,
+  onDiff: (diff: ContentDiff) => void
+): Promise<void> {
   const currentLink = current.link;
   const hosted = inputs.durable!;
   const plan = inputs.plan;
@@ -338,13 +385,25 @@ async function proposeHostedUrl(client: ApiClient, octokit: Octokit, inputs: Pub
   core.setOutput(Output.SizeBytes, String(archive.bytes));
   core.setOutput(Output.ArchivePath, hosted.archive.path);
   core.setOutput(Output.ArchiveSha256, archive.sha256);
+  // The kept archive is the new export: compared with production's before the URL is proposed.
+  const deployedLink = current.deployedLink;
+  const deployedJobId = deployedLink && (jobIdFromDurableUrl(hosted.template, deployedLink) ?? jobIdFromLink(deployedLink));
+  const contentDiff: ContentDiff =
+    deployedJobId === jobId
+      ? { kind: 'renewal', jobId }
+      : await unpackArchiveFile(hosted.archive.path, cancellation.signal, (root) =>
+          diffWithProduction({ deployedLink, deployedJobId, proposedRoot: root, freshLink: freshLinks(client, inputs), deadline, signal: cancellation.signal })
+        );
+  onDiff(contentDiff);
+  await judgeContent(contentDiff, inputs.contentGate, jobId);
   const update = await proposeConfig(octokit, inputs, exported, {
     base: current.base,
     createdAtOf: inputs.apiKey ? (id) => exportCreatedAt(client, id) : undefined,
-    hosted: { sha256: archive.sha256, sha256Checked: check.sha256Checked }
+    hosted: { sha256: archive.sha256, sha256Checked: check.sha256Checked },
+    contentDiff
   });
   const guard = guardProduction(inputs, update.baseBranch, update.deployedLink, update.pending ? update : undefined);
-  await writeHostedSummary(url, expiresAt, archive, check.sha256Checked, { target: inputs.config!, update }, guard);
+  await writeHostedSummary(url, expiresAt, archive, check.sha256Checked, { target: inputs.config!, update }, guard, contentDiffSection(contentDiff, update.deployedLink));
   if (guard.level === 'fail') core.setFailed(guard.message!);
 }
 
@@ -352,9 +411,9 @@ async function proposeConfig(
   octokit: Octokit,
   inputs: PublishInputs,
   exported: ExportResult,
-  extra: Pick<ProposalContext, 'base' | 'createdAtOf'> & Partial<Pick<PublishedBundle, 'renewal' | 'shortLink' | 'hosted' | 'docsCommit'>>
+  extra: Pick<ProposalContext, 'base' | 'createdAtOf'> & Partial<Pick<PublishedBundle, 'renewal' | 'shortLink' | 'hosted' | 'docsCommit' | 'contentDiff'>>
 ): Promise<ConfigUpdate> {
-  const { renewal, shortLink, hosted, docsCommit } = extra;
+  const { renewal, shortLink, hosted, docsCommit, contentDiff } = extra;
   const target = inputs.config!;
   const where = `${target.path} in ${target.repo.owner}/${target.repo.repo}`;
   core.info(`${target.dryRun ? 'Dry run: computing' : 'Proposing'} the change to ${where}…`);
@@ -366,7 +425,8 @@ async function proposeConfig(
     renewal,
     shortLink,
     hosted,
-    docsCommit
+    docsCommit,
+    contentDiff
   }, { base: extra.base, createdAtOf: extra.createdAtOf, warn: (line) => core.warning(line) });
   if (update.kept) core.notice(update.kept);
   core.setOutput(Output.ConfigChanged, String(update.changed));

@@ -31,13 +31,15 @@ export async function writePublishSummary(
   shortLink?: string,
   site?: DownloadedSite,
   docsCommit?: { sha: string; branch: string },
-  guard?: DeployedGuard
+  guard?: DeployedGuard,
+  contentDiff?: string
 ): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   const { job, bundle } = result;
   addGuard(guard);
+  core.summary.addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${job.status}`, 2);
+  addContentDiff(contentDiff);
   core.summary
-    .addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${job.status}`, 2)
     .addTable([
       [{ data: 'Job', header: true }, { data: `<code>${job.jobId}</code>${result.started ? '' : ' (reused)'}` }],
       ...(docsCommit ? [[{ data: 'Docs commit', header: true }, `<code>${docsCommit.sha.slice(0, 12)}</code> from ${escapeHtml(docsCommit.branch)}, published before the export started`]] : []),
@@ -60,6 +62,11 @@ export async function writePublishSummary(
   }
   if (config) addConfigSection(config);
   await core.summary.write();
+}
+
+/** What readers see after the merge (publish/content-diff.ts), as Markdown: GitHub renders it between the HTML blocks. */
+function addContentDiff(markdown: string | undefined): void {
+  if (markdown) core.summary.addRaw(`\n${markdown}\n`, true);
 }
 
 /** Production at risk comes first: it is what the reader must act on. */
@@ -103,6 +110,8 @@ export async function writeFailureSummary(failure: {
   deploymentLog?: string[];
   /** Said when a resent start may have left other jobs running whose ids never arrived. */
   unnamedJobs?: string;
+  /** What the content gate refused, as Markdown. */
+  contentDiff?: string;
 }): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   const rows = [];
@@ -116,6 +125,7 @@ export async function writeFailureSummary(failure: {
   if (rows.length) summary.addTable(rows);
   summary.addRaw(`<p><strong>What happened:</strong> ${escapeHtml(failure.message)}</p>`, true).addRaw(`<p>${failureConsequence(failure)}</p>`, true);
   if (failure.unnamedJobs) summary.addRaw(`<p>${escapeHtml(failure.unnamedJobs)}</p>`, true);
+  addContentDiff(failure.contentDiff);
   if (failure.deploymentLog?.length) summary.addHeading("The deployment's last log lines", 3).addCodeBlock(failure.deploymentLog.join('\n'));
   await summary.write();
 }
@@ -127,11 +137,14 @@ export async function writeHostedSummary(
   archive: { sha256: string; bytes: number },
   sha256Checked: boolean,
   config: ConfigSummary,
-  guard?: DeployedGuard
+  guard?: DeployedGuard,
+  contentDiff?: string
 ): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   addGuard(guard);
-  core.summary.addHeading(`Static export: bundle hosted by your team`, 2).addTable([
+  core.summary.addHeading(`Static export: bundle hosted by your team`, 2);
+  addContentDiff(contentDiff);
+  core.summary.addTable([
     [{ data: 'URL', header: true }, `<code>${escapeHtml(redactLink(url))}</code>`],
     [{ data: 'Expires', header: true }, expiresAt === 'never' ? 'never' : formatInstant(expiresAt)],
     [{ data: 'Size', header: true }, formatBytes(archive.bytes)],

@@ -1,0 +1,103 @@
+// The content diff's parts on their own: what text a reader sees of a page, the comparison of two
+// sites on disk, the gate's verdicts and the Markdown a reviewer reads.
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pageFiles, siteFiles } from '../emulator/archive.ts';
+import { compareSites, excerpt, pagePath } from '../src/content/compare.ts';
+import { type ContentDiff, type GateSettings, refusal } from '../src/content/gate.ts';
+import { readPageText } from '../src/content/page-text.ts';
+import { contentDiffSection } from '../src/publish/content-diff.ts';
+
+let work: string;
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'content-'));
+});
+afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+function writeSite(root: string, files: { path: string; content: string | Buffer }[]): string {
+  for (const file of files) {
+    mkdirSync(dirname(join(root, file.path)), { recursive: true });
+    writeFileSync(join(root, file.path), file.content);
+  }
+  return root;
+}
+
+describe('what a reader sees of a page', () => {
+  it('keeps the title and the body text by block, and leaves scripts, styles and attributes out', async () => {
+    const file = join(work, 'page.html');
+    writeFileSync(
+      file,
+      '<html><head><title>Auth &amp; tokens</title><script>var buildId="abc"</script><style>p{}</style></head>' +
+        '<body data-build="abc"><h1>Tokens</h1><p>They   expire\nafter <b>one</b> hour.</p><ul><li>One</li><li>Two</li></ul>' +
+        '<svg><title>icon</title></svg><script id="__NEXT_DATA__">{"buildId":"abc"}</script></body></html>'
+    );
+    expect(await readPageText(file)).toEqual(['Auth & tokens', 'Tokens', 'They expire after one hour.', 'One', 'Two']);
+  });
+
+  it('names pages as readers reach them', () => {
+    expect(['index.html', 'guides/index.html', 'guides/a.html', 'b.htm'].map(pagePath)).toEqual(['/', '/guides/', '/guides/a', '/b']);
+  });
+});
+
+describe('comparing two sites', () => {
+  it('finds only the real changes when every page carries another build id', async () => {
+    const pages = pageFiles(6);
+    const before = writeSite(join(work, 'a'), siteFiles('d.test', { pages, buildId: 'one' }));
+    const after = writeSite(join(work, 'b'), siteFiles('d.test', { pages: [...pages.slice(0, 5), 'new.html'], buildId: 'two', edits: { 'pages/page-0002.html': 'Edited.' } }));
+    const comparison = await compareSites(before, after);
+    expect(comparison).toMatchObject({ deployedPages: 6, proposedPages: 6, added: ['/new'], removed: ['/pages/page-0005'], changed: ['/pages/page-0002'], unchanged: 4 });
+    expect(comparison.excerpts).toEqual([{ path: '/pages/page-0002', removed: [], added: ['Edited.'] }]);
+  });
+
+  it('shows a long changed line from a little before the change', () => {
+    const long = `${'word '.repeat(40)}old ending`;
+    const change = excerpt('/p', [long], [long.replace('old', 'new')]);
+    expect(change.removed[0]).toMatch(/^….*old ending$/);
+    expect(change.added[0]).toMatch(/^….*new ending$/);
+    expect(change.added[0].length).toBeLessThan(long.length);
+  });
+});
+
+const GATE: GateSettings = { maxPageLoss: 0.25, maxPageLossText: '25%', allowMissingHomePage: false, inputs: { maxPageLoss: 'max-page-loss', allowMissingHomePage: 'allow-missing-home-page' } };
+function compared(deployedPages: number, removed: string[], proposedPages = deployedPages - removed.length): ContentDiff {
+  return {
+    kind: 'compared',
+    deployedLink: 'https://s3.test/se_1/b.tar.gz',
+    readFrom: 'its deployed link',
+    comparison: { deployedPages, proposedPages, added: [], removed, changed: [], unchanged: proposedPages, excerpts: [] }
+  };
+}
+
+describe('the gate', () => {
+  it('passes a loss up to the share, refuses one past it with the pages and the input', () => {
+    expect(refusal(compared(8, ['/a', '/b']), GATE)).toBeUndefined();
+    expect(refusal(compared(8, ['/a', '/b', '/c']), GATE)).toMatch(/loses 3 of production's 8 pages \(38%\), more than max-page-loss allows \(25%\): \/a, \/b, \/c\..* max-page-loss: 38%\.$/);
+    expect(refusal(compared(8, ['/a', '/b', '/c']), { ...GATE, maxPageLoss: undefined })).toBeUndefined();
+  });
+
+  it('refuses a lost home page unless allowed, and an empty export always', () => {
+    expect(refusal(compared(100, ['/']), GATE)).toMatch(/no home page .* allow-missing-home-page: true\.$/);
+    expect(refusal(compared(100, ['/']), { ...GATE, allowMissingHomePage: true })).toBeUndefined();
+    expect(refusal({ kind: 'first', proposedPages: 0 }, { ...GATE, maxPageLoss: undefined })).toMatch(/^The new export has no pages at all/);
+    expect(refusal({ kind: 'first', proposedPages: 3 }, GATE)).toBeUndefined();
+    expect(refusal({ kind: 'renewal', jobId: 'se_1' }, GATE)).toBeUndefined();
+  });
+});
+
+describe('the section a reviewer reads', () => {
+  it('leads with the counts in a table with a header row, and caps each list', () => {
+    const diff = compared(30, Array.from({ length: 12 }, (_, i) => `/gone/${i}`));
+    const section = contentDiffSection(diff, 'https://s3.test/se_1/b.tar.gz');
+    expect(section.split('\n').slice(2, 5)).toEqual(['| added | removed | changed | unchanged |', '|---:|---:|---:|---:|', '| 0 | 12 | 0 | 18 |']);
+    expect(section).toContain('- `/gone/9`\n- and 2 more');
+    expect(section).not.toContain('/gone/10');
+  });
+
+  it('says "no page changes" for a renewal only, and leaves out a comparison with a link production no longer holds', () => {
+    expect(contentDiffSection({ kind: 'renewal', jobId: 'se_1' })).toContain('No page changes');
+    expect(contentDiffSection(compared(3, []))).not.toContain('No page changes');
+    expect(contentDiffSection(compared(3, ['/a']), 'https://s3.test/se_2/b.tar.gz')).toContain("Production's link changed while this run compared the pages");
+  });
+});

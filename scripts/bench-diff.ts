@@ -1,0 +1,122 @@
+// What the content diff costs (`npm run bench:diff`, and part of `npm run bench`): for two exports of
+// 10, 100 and 1,000 pages and one of about 200 MB, the time and peak memory of what a run with
+// config-path does (download and unpack the new bundle, fetch production's, compare page by page)
+// against downloading and unpacking the new bundle alone (download-path). Every page of the two
+// exports carries its own build id; 5% of the pages are edited, 2% added, 2% removed.
+//
+// Each measured run is a child process, so its peak memory is its own: VmHWM from /proc/self/status
+// (maxRSS would count this parent's, inherited through fork). The platform emulator serves both
+// archives over loopback from this process.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { bundleFormats, pageFiles, siteFiles } from '../emulator/archive.ts';
+import { DEFAULT_API_KEY, startPlatformEmulator } from '../emulator/platform.ts';
+import type { Bundle } from '../src/platform/static-export.ts';
+import { downloadBundle } from '../src/bundle/download.ts';
+import { compareSites } from '../src/content/compare.ts';
+import { fetchDeployed } from '../src/content/deployed.ts';
+
+const ROUNDS = Number(process.env.BENCH_RUNS ?? 3);
+/** Pages, and bytes of unseen data each page embeds (static builds inline a JSON blob per page). */
+const SHAPES = [
+  { pages: 10, padBytes: 20_000 },
+  { pages: 100, padBytes: 20_000 },
+  { pages: 1_000, padBytes: 20_000 },
+  { pages: 2_000, padBytes: 130_000 }
+];
+
+interface Measure {
+  ms: number;
+  rssMb: number;
+}
+
+const DOMAIN = 'docs.example.com';
+
+/** The new bundle alone (download-path), or with production's fetched and the pages compared. */
+async function childDownload(compare: boolean): Promise<void> {
+  const [bundleJson, deployedLink, work] = process.argv.slice(3);
+  const bundle = JSON.parse(bundleJson) as Bundle;
+  const started = performance.now();
+  const proposed = await downloadBundle({ bundle, directory: join(work, 'new'), log: () => undefined, requireHomePage: !compare });
+  if (compare) {
+    await fetchDeployed({ deployedLink, directory: join(work, 'deployed'), log: () => undefined });
+    const comparison = await compareSites(join(work, 'deployed'), proposed.path);
+    if (comparison.changed.length === 0) throw new Error('the benchmark exports should differ');
+  }
+  report(performance.now() - started);
+}
+
+function report(ms: number): void {
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+  console.log(JSON.stringify({ ms, rssMb: hwm ? Number(hwm[1]) / 1024 : NaN }));
+}
+
+const run = promisify(execFile);
+
+async function node(args: string[]): Promise<Measure> {
+  const { stdout } = await run(process.execPath, [import.meta.filename, ...args], { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split('\n').pop()!) as Measure;
+}
+
+/** Two exports of a shape: production's, and a new one with its own build id and a few real changes. */
+function exportsOf(shape: { pages: number; padBytes: number }): [Buffer, Buffer] {
+  const pages = pageFiles(shape.pages);
+  const changes = Math.max(1, Math.round(shape.pages * 0.02));
+  const edits = Object.fromEntries(pages.filter((_, i) => i % 20 === 1).map((path) => [path, 'This paragraph is new in this export.']));
+  const next = [...pages.slice(0, pages.length - changes), ...Array.from({ length: changes }, (_, i) => `added/page-${i}.html`)];
+  const build = bundleFormats['tar.gz'].build;
+  return [build(siteFiles(DOMAIN, { pages, buildId: 'deployed', padBytes: shape.padBytes })), build(siteFiles(DOMAIN, { pages: next, buildId: 'proposed', edits, padBytes: shape.padBytes }))];
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+export async function diffCostTable(): Promise<string[]> {
+  const emulator = await startPlatformEmulator({ linkTtlSeconds: 7 * 24 * 3600 });
+  const work = await mkdtemp(join(tmpdir(), 'bench-diff-'));
+  const lines = [
+    `The content diff's cost (median of ${ROUNDS} runs, each a child process; peak RSS includes Node's own ${(await node(['--baseline'])).rssMb.toFixed(0)} MB):`,
+    `  ${'two exports'.padEnd(42)}${'new bundle alone'.padStart(22)}${'with the diff'.padStart(22)}`
+  ];
+  try {
+    for (const shape of SHAPES) {
+      const [deployed, proposed] = exportsOf(shape);
+      const link = async (archive: Buffer) => {
+        const jobId = emulator.seedExportJob({ domain: DOMAIN, archive });
+        const answer = await fetch(`${emulator.url}/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } });
+        return (await answer.json()) as Bundle;
+      };
+      const [before, after] = [await link(deployed), await link(proposed)];
+      const alone: Measure[] = [];
+      const diffed: Measure[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [list, flag] of [[alone, '--download'], [diffed, '--diff']] as const) {
+          const folder = join(work, `run-${round}-${flag.slice(2)}`);
+          list.push(await node([flag, JSON.stringify(after), before.bundleUrl, folder]));
+          await rm(folder, { recursive: true, force: true });
+        }
+      }
+      const cell = (measures: Measure[]) => `${(median(measures.map((m) => m.ms)) / 1000).toFixed(2)} s, ${median(measures.map((m) => m.rssMb)).toFixed(0)} MB`;
+      const name = `${shape.pages.toLocaleString('en-US')} pages, ${mb(proposed.length)} archive`;
+      lines.push(`  ${name.padEnd(42)}${cell(alone).padStart(22)}${cell(diffed).padStart(22)}`);
+      emulator.exportJobs.clear();
+    }
+  } finally {
+    await emulator.close();
+    await rm(work, { recursive: true, force: true });
+  }
+  return lines;
+}
+
+// Run on its own, or as one of the children above (bench.ts imports diffCostTable only).
+if (process.argv[1] === import.meta.filename) {
+  const child = process.argv[2];
+  if (child === '--download') await childDownload(false);
+  else if (child === '--diff') await childDownload(true);
+  else if (child === '--baseline') report(0);
+  else console.log((await diffCostTable()).join('\n'));
+}
