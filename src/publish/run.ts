@@ -106,7 +106,9 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     if (inputs.download || inputs.keepArchive) ({ exported, site } = await download(client, exported, inputs, cancellation, deadline));
     // A link that expires before the review is likely done: say so where the reviewer looks.
     const shortLink = inputs.config && inputs.linkMarginMs !== undefined ? checkLinkMargin(exported.bundle.expiresAt, inputs.linkMarginMs) : undefined;
-    if (shortLink) core.warning(shortLink.message);
+    // Said once where a person looks (the summary, and the body for the reviewer); an annotation too
+    // would sit right above the summary and say it twice. The log keeps a plain line.
+    if (shortLink) core.info(`⚠️ ${shortLink.message}`);
     // Only a completed export with a bundle reaches this point: a failed one changes no file.
     const renewal = !exported.started && currentLink !== undefined && jobIdFromLink(currentLink) === exported.job.jobId;
     const docsCommit = published && { sha: published.sha, branch: published.branch };
