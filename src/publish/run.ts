@@ -123,7 +123,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
           })
         : undefined;
     const guard = config ? guardProduction(inputs, config.baseBranch, config.deployedLink, config.pending ? config : undefined) : undefined;
-    await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined, shortLink?.message, site, docsCommit, guard);
+    await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined, shortLink, site, docsCommit, guard);
     if (guard?.level === 'fail') core.setFailed(guard.message!);
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;

@@ -7,6 +7,7 @@ import { type ConfigTarget, type ConfigUpdate, linkWarning } from './proposal.ts
 import type { Validity } from './renewal.ts';
 import type { DeployedGuard } from './reconcile.ts';
 import type { ExportResult } from './export.ts';
+import type { ShortLink } from '../storage/link-margin.ts';
 import { escapeHtml, formatBytes, formatDuration, formatInstant } from '../action/format.ts';
 
 export interface ConfigSummary {
@@ -28,7 +29,7 @@ export async function writePublishSummary(
   result: ExportResult,
   domain: string | undefined,
   config?: ConfigSummary,
-  shortLink?: string,
+  shortLink?: ShortLink,
   site?: DownloadedSite,
   docsCommit?: { sha: string; branch: string },
   guard?: DeployedGuard
@@ -48,7 +49,7 @@ export async function writePublishSummary(
       [{ data: 'Link', header: true }, shownLink(bundle.bundleUrl)]
     ])
     .addRaw('<p>The full link is in the <code>bundle-url</code> output; download it before it expires, or run again with <code>job-id</code> for a fresh one.</p>', true);
-  if (shortLink) core.summary.addRaw(`<p>⚠️ <strong>This link may not outlive the review.</strong> ${escapeHtml(shortLink)}</p>`, true);
+  if (shortLink) core.summary.addRaw(`<p>⚠️ <strong>This link may not outlive the review.</strong> ${escapeHtml(shortLink.message)}</p>`, true);
   if (result.unnamedJobs) core.summary.addRaw(`<p>${escapeHtml(result.unnamedJobs)}</p>`, true);
   if (site) {
     core.summary.addHeading('Downloaded site', 3).addTable([
@@ -78,7 +79,7 @@ function addGuard(guard: DeployedGuard | undefined): void {
 }
 
 /** `shortLink`: the link-margin warning, already said above, so the body shown here leaves it out. */
-function addConfigSection({ target, update }: ConfigSummary, shortLink?: string): void {
+function addConfigSection({ target, update }: ConfigSummary, shortLink?: ShortLink): void {
   const where = `<code>${escapeHtml(target.path)}</code> in ${escapeHtml(`${target.repo.owner}/${target.repo.repo}`)}`;
   core.summary.addHeading('Deployment configuration', 3);
   if (!update.changed) {
@@ -96,7 +97,7 @@ function addConfigSection({ target, update }: ConfigSummary, shortLink?: string)
     const verb = { created: 'Opened', updated: 'Updated', none: 'Already current:' }[update.operation];
     core.summary.addRaw(`<p>${verb} <a href="${escapeHtml(update.url)}">pull request #${update.number}</a> for ${where}. Merge it to roll the new bundle out.</p>`, true);
   }
-  const body = shortLink ? update.body?.replace(`\n\n${linkWarning(shortLink)}`, '') : update.body;
+  const body = shortLink ? update.body?.replace(`\n\n${linkWarning(shortLink.note)}`, '') : update.body;
   if (body) core.summary.addDetails('Pull request text', `\n\n${body}\n\n`);
 }
 
