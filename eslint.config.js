@@ -6,6 +6,8 @@ export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // Browser code the rendering test runs in the page.
+  { files: ['**/*.browser.js'], languageOptions: { globals: { window: 'readonly', document: 'readonly', NodeFilter: 'readonly' } } },
   {
     languageOptions: {
       globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', URL: 'readonly', fetch: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', performance: 'readonly', NodeJS: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' }

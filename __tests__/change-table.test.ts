@@ -9,21 +9,22 @@ function presigned(jobId: string, signedAt: Date, lifetimeS: number, signature: 
 }
 
 function cells(row: string): [string, string] {
-  const parts = row.split(' | ');
-  return [parts[1]!, parts[2]!.replace(/ \|$/, '')];
+  const [, before, after] = /before: (.*)<br>after: (.*) \|$/.exec(row)!;
+  return [before!, after!];
 }
 
 describe('changeRow', () => {
-  it('shows the expiry of each side when a renewal changes only the signature', () => {
+  it('shows a link by origin and path, then its expiry, before above after, so a renewal reads apart', () => {
     const before = presigned('se_d296aa', new Date('2026-11-20T10:00:00Z'), 604_800, 'a'.repeat(64));
     const after = presigned('se_d296aa', new Date('2026-11-24T10:00:00Z'), 604_800, 'b'.repeat(64));
     expect(changeRow({ key: 'staticExport.bundleUrl', before, after })).toBe(
-      '| `staticExport.bundleUrl` | `https://exports.s3.amazonaws.com/se_d296aa/bundle.tar.gz?…` (expires 2026-11-27 10:00 UTC) | `https://exports.s3.amazonaws.com/se_d296aa/bundle.tar.gz?…` (expires 2026-12-01 10:00 UTC) |'
+      '| `staticExport.bundleUrl` | before: `https://exports.s3.amazonaws.com` `/se_d296aa/bundle.tar.gz?…` (expires 2026-11-27 10:00 UTC)<br>' +
+        'after: `https://exports.s3.amazonaws.com` `/se_d296aa/bundle.tar.gz?…` (expires 2026-12-01 10:00 UTC) |'
     );
   });
 
-  it('leaves rows whose values already differ as they are', () => {
-    expect(changeRow({ key: 'staticExport.version', before: undefined, after: '2024-06-01' })).toBe('| `staticExport.version` | (not set) | `"2024-06-01"` |');
+  it('shows other values as JSON, and an unset one as such', () => {
+    expect(changeRow({ key: 'staticExport.version', before: undefined, after: '2024-06-01' })).toBe('| `staticExport.version` | before: (not set)<br>after: `"2024-06-01"` |');
   });
 
   it('tells any two different links apart and never shows a signature (500 random pairs)', () => {
@@ -58,6 +59,16 @@ describe('pullRequestBody', () => {
     const body = pullRequestBody(target, { domain: 'docs.example.com', job, bundle, docsCommit: { sha, branch: 'docs' } }, []);
     expect(body).toContain('| Docs commit | `aaaaaaaaaaaa` from docs |');
     expect(pullRequestBody(target, { job, bundle }, [])).not.toContain('Docs commit');
+  });
+
+  it('names its facts table by the export: no empty header row', () => {
+    const target = { repo: { owner: 'acme', repo: 'deploy' }, path: 'deploy/values.yaml', key: 'staticExport', prBranch: 'static-export/deploy-values.yaml', labels: [], dryRun: false };
+    const job = { jobId: 'se_1', status: 'completed', progress: 100, pageCount: 3, createdAt: '2026-11-24T00:00:00Z', updatedAt: '2026-11-24T00:00:00Z' };
+    const bundle = { jobId: 'se_1', bundleUrl: 'https://s3.example.com/se_1/bundle.tar.gz?X-Amz-Signature=abc', sizeBytes: 10, expiresAt: '2026-11-25T00:00:00Z' };
+    for (const body of [pullRequestBody(target, { job, bundle }, []), pullRequestBody(target, { job, bundle, hosted: { sha256: 'f'.repeat(64), sha256Checked: true } }, [])]) {
+      expect(body).toContain('| Export job | `se_1` |\n|---|---|\n');
+      expect(body).not.toMatch(/^\|(\s*\|)+\s*$/m);
+    }
   });
 });
 

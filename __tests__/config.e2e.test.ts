@@ -64,7 +64,7 @@ describe('the configuration pull request', () => {
     expect(pull.body).toMatch(/\| Pages exported \| \d+ \|/);
     expect(pull.body).toMatch(/\| Bundle size \| [\d.]+ (B|KB) \|/);
     expect(pull.body).toMatch(/\| New link expires \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
-    expect(pull.body).toContain('| `staticExport.bundleUrl` | `https://mintlify-static-exports.s3.amazonaws.com/se_3f9a2c1b8e7d4a06/bundle.tar.gz?…` |');
+    expect(pull.body).toContain('| `staticExport.bundleUrl` | before: `https://mintlify-static-exports.s3.amazonaws.com` `/se_3f9a2c1b8e7d4a06/bundle.tar.gz?…`');
     expect(pull.body).toContain(`/bundles/${first}/bundle.tar.gz?…\``);
     expect(pull.body).toContain('fetches the new bundle at its next rollout');
     expect(pull.body).not.toMatch(/X-Amz-Signature|aeeed9bb/);
@@ -145,7 +145,7 @@ describe('the configuration pull request', () => {
     expect(github.fileAt(REPO, pull.head, 'ceilometer/values.yaml')).toBe(
       `${ceilometer.slice(0, -'...\n'.length)}\nstaticExport:\n  enabled: true\n  bundleUrl: "${result.outputs['bundle-url']}"\n...\n`
     );
-    expect(pull.body).toContain('| `staticExport.bundleUrl` | (not set) |');
+    expect(pull.body).toContain('| `staticExport.bundleUrl` | before: (not set)<br>after: ');
   });
 
   it('dry run: shows the change and writes nothing', async () => {

@@ -3,7 +3,7 @@
 // the pull request should hold (reconcile.ts), and write it (or, in a dry run, only show it). Runs
 // only after a completed export and a bundle.
 import type { Bundle, ExportJob } from '../platform/static-export.ts';
-import { jobIdFromLink, linkExpiry, linkFingerprint, redactLink } from '../values/link.ts';
+import { jobIdFromLink, linkExpiry, linkFingerprint, linkPieces } from '../values/link.ts';
 import { ConfigFileError, type SettingChange, readSetting } from '../values/values-file.ts';
 import { formatBytes, formatUtc } from '../action/format.ts';
 import { type BaseFile, type Octokit, type OpenProposal, PullRequestError, type Repo, branchHead, proposeChange, readBaseFile, readOpenProposal } from '../github/pull-request.ts';
@@ -209,21 +209,21 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
   const renewal = sameExport(published, deployedLink);
   const lines = [
     renewal
-      ? `Renews the static export link${published.domain ? ` of **${published.domain}**` : ''}: the same export, a fresh link. No page changed.`
+      ? `Renews the static export link${published.domain ? ` of **${published.domain}**` : ''}: the same export, a fresh link.${published.contentDiff ? '' : ' No page changed.'}`
       : `A new static export${published.domain ? ` of **${published.domain}**` : ''} is ready; this points the deployment at it.`,
     '',
     ...withBlankLine(contentDiffSection(published.contentDiff, deployedLink)),
-    '| | |',
+    // The export names the table: GitHub draws a table's first row as its header, and an empty one as an empty row.
+    `| Export job | \`${job.jobId}\` |`,
     '|---|---|'
   ];
   if (published.domain) lines.push(`| Domain | ${published.domain} |`);
   if (published.docsCommit) lines.push(`| Docs commit | \`${published.docsCommit.sha.slice(0, 12)}\` from ${published.docsCommit.branch} |`);
-  lines.push(`| Export job | \`${job.jobId}\` |`, `| Pages exported | ${job.pageCount} |`, `| Bundle size | ${formatBytes(bundle.sizeBytes)} |`);
+  lines.push(`| Pages exported | ${job.pageCount} |`, `| Bundle size | ${formatBytes(bundle.sizeBytes)} |`);
   const deployedExpiry = deployedLink ? linkExpiry(deployedLink) : undefined;
   if (deployedExpiry) lines.push(`| Production's link expires | ${formatUtc(deployedExpiry.toISOString())} |`);
   lines.push(`| New link expires | ${newExpiry} |`, '');
-  lines.push(`### What changes in \`${target.path}\``, '', '| setting | before | after |', '|---|---|---|');
-  for (const change of changes) lines.push(changeRow(change));
+  lines.push(...changeTable(target.path, changes));
   lines.push(
     '',
     '### What merging does',
@@ -232,7 +232,7 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
       `The link expires at ${newExpiry}: roll out before then. Links are shown without their signature; the file holds the full link.`
   );
   if (deployedExpiry) lines.push('', mergeBy(deployedExpiry));
-  if (published.shortLink) lines.push('', '### ⚠️ This link may not outlive the review', '', published.shortLink);
+  if (published.shortLink) lines.push('', linkWarning(published.shortLink));
   lines.push('', FOOTER);
   return lines.join('\n');
 }
@@ -240,6 +240,11 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
 /** A section and the blank line after it; nothing for an empty one. */
 function withBlankLine(section: string): string[] {
   return section ? [section, ''] : [];
+}
+
+/** The link-margin warning as the body shows it; the job summary leaves it out of the body it repeats, having said it once already. */
+export function linkWarning(message: string): string {
+  return `### ⚠️ This link may not outlive the review\n\n${message}`;
 }
 
 const FOOTER = '<sub>Opened by the static export action. It keeps this one pull request current: later runs update it rather than open another.</sub>';
@@ -256,21 +261,16 @@ function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { 
     `Points the deployment at export \`${job.jobId}\`${published.domain ? ` of **${published.domain}**` : ''}, hosted by your team at a URL that does not expire.`,
     '',
     ...withBlankLine(contentDiffSection(published.contentDiff, deployedLink)),
-    '| | |',
-    '|---|---|',
     `| Export job | \`${job.jobId}\` |`,
-    `| Bundle URL | \`${redactLink(bundle.bundleUrl)}\` |`,
+    '|---|---|',
+    `| Bundle URL | ${showValue(bundle.bundleUrl)} |`,
     `| Bundle size | ${formatBytes(bundle.sizeBytes)} |`,
     `| Archive SHA-256 | \`${hosted.sha256}\` |`,
     `| URL expires | ${bundle.expiresAt === 'never' ? 'never: nothing to renew' : formatUtc(bundle.expiresAt)} |`,
     `| Checked | an anonymous GET answered 200 with this size and gzip content${hosted.sha256Checked ? ', and the same SHA-256' : ''}, as the pods will fetch it |`,
     '',
-    `### What changes in \`${target.path}\``,
-    '',
-    '| setting | before | after |',
-    '|---|---|---|'
+    ...changeTable(target.path, changes)
   ];
-  for (const change of changes) lines.push(changeRow(change));
   lines.push(
     '',
     '### What merging does',
@@ -285,42 +285,45 @@ function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { 
 }
 
 /**
- * A setting's value before and after, for people. Two links that look the same once their
- * signatures are hidden (a renewal) are told apart by their expiry, or by a fingerprint when the
- * expiries read the same too.
+ * A setting's value before and after, for people. Links show their expiry, which tells a renewal's
+ * two links apart; when the expiries read the same too, a fingerprint does.
  */
 export function showChange(change: { before: unknown; after: unknown }): [before: string, after: string] {
   let before = showValue(change.before);
   let after = showValue(change.after);
   if (before === after && isLink(change.before) && isLink(change.after) && change.before !== change.after) {
-    const [was, will] = [change.before, change.after].map((link) => {
-      const expiry = linkExpiry(link);
-      return expiry ? `expires ${formatUtc(expiry.toISOString())}` : undefined;
-    });
-    if (was && will && was !== will) {
-      before += ` (${was})`;
-      after += ` (${will})`;
-    } else {
-      before += ` (link #${linkFingerprint(change.before)})`;
-      after += ` (link #${linkFingerprint(change.after)})`;
-    }
+    before += ` (link #${linkFingerprint(change.before)})`;
+    after += ` (link #${linkFingerprint(change.after)})`;
   }
   return [before, after];
+}
+
+/**
+ * The "What changes" table. Before and after sit one above the other in one cell: side by side, two
+ * links are wider than GitHub's column, and the after, the one the reviewer came for, would scroll out of sight.
+ */
+function changeTable(path: string, changes: SettingChange[]): string[] {
+  return [`### What changes in \`${path}\``, '', '| setting | before → after |', '|---|---|', ...changes.map(changeRow)];
 }
 
 /** One row of the "What changes" table. */
 export function changeRow(change: { key: string; before: unknown; after: unknown }): string {
   const [before, after] = showChange(change);
-  return `| \`${change.key}\` | ${before} | ${after} |`;
+  return `| \`${change.key}\` | before: ${before}<br>after: ${after} |`;
 }
 
 function isLink(value: unknown): value is string {
   return typeof value === 'string' && /^https?:\/\//.test(value);
 }
 
-/** A setting's value for people: links without their signature, other values as JSON. */
+/** A setting's value for people: links by origin, path and expiry, never their signature; other values as JSON. */
 function showValue(value: unknown): string {
   if (value === undefined) return '(not set)';
-  if (isLink(value)) return `\`${redactLink(value)}\``;
-  return `\`${JSON.stringify(value)}\``;
+  if (!isLink(value)) return `\`${JSON.stringify(value)}\``;
+  const shown = linkPieces(value)
+    .filter((piece) => piece !== '')
+    .map((piece) => `\`${piece}\``)
+    .join(' ');
+  const expiry = linkExpiry(value);
+  return expiry ? `${shown} (expires ${formatUtc(expiry.toISOString())})` : shown;
 }

@@ -115,7 +115,9 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     }
     // A link that expires before the review is likely done: say so where the reviewer looks.
     const shortLink = inputs.config && inputs.linkMarginMs !== undefined ? checkLinkMargin(exported.bundle.expiresAt, inputs.linkMarginMs) : undefined;
-    if (shortLink) core.warning(shortLink.message);
+    // Said once where a person looks (the summary, and the body for the reviewer); an annotation too
+    // would sit right above the summary and say it twice. The log keeps a plain line.
+    if (shortLink) core.info(`⚠️ ${shortLink.message}`);
     // Only a completed export with a bundle reaches this point: a failed one changes no file.
     const renewal = !exported.started && currentLink !== undefined && jobIdFromLink(currentLink) === exported.job.jobId;
     const docsCommit = published && { sha: published.sha, branch: published.branch };
@@ -131,7 +133,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
           })
         : undefined;
     const guard = config ? guardProduction(inputs, config.baseBranch, config.deployedLink, config.pending ? config : undefined) : undefined;
-    await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined, shortLink?.message, site, docsCommit, guard, contentDiffSection(contentDiff, config?.deployedLink));
+    await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined, shortLink, site, docsCommit, guard, contentDiffSection(contentDiff, config?.deployedLink));
     if (guard?.level === 'fail') core.setFailed(guard.message!);
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;

@@ -2,11 +2,12 @@
 // and what to do. Written only where the runner gives a summary file.
 import * as core from '@actions/core';
 import type { ExportJob } from '../platform/static-export.ts';
-import { redactLink } from '../values/link.ts';
-import type { ConfigTarget, ConfigUpdate } from './proposal.ts';
+import { linkPieces } from '../values/link.ts';
+import { type ConfigTarget, type ConfigUpdate, linkWarning } from './proposal.ts';
 import type { Validity } from './renewal.ts';
 import type { DeployedGuard } from './reconcile.ts';
 import type { ExportResult } from './export.ts';
+import type { ShortLink } from '../storage/link-margin.ts';
 import { escapeHtml, formatBytes, formatDuration, formatInstant } from '../action/format.ts';
 
 export interface ConfigSummary {
@@ -28,7 +29,7 @@ export async function writePublishSummary(
   result: ExportResult,
   domain: string | undefined,
   config?: ConfigSummary,
-  shortLink?: string,
+  shortLink?: ShortLink,
   site?: DownloadedSite,
   docsCommit?: { sha: string; branch: string },
   guard?: DeployedGuard,
@@ -47,10 +48,10 @@ export async function writePublishSummary(
       [{ data: 'Took', header: true }, formatDuration(result.waitedMs)],
       [{ data: 'Bundle size', header: true }, formatBytes(bundle.sizeBytes)],
       [{ data: 'Link expires', header: true }, formatInstant(bundle.expiresAt)],
-      [{ data: 'Link', header: true }, `<code>${escapeHtml(redactLink(bundle.bundleUrl))}</code>`]
+      [{ data: 'Link', header: true }, shownLink(bundle.bundleUrl)]
     ])
-    .addRaw('The full link is in the <code>bundle-url</code> output; download it before it expires, or run again with <code>job-id</code> for a fresh one.', true);
-  if (shortLink) core.summary.addRaw(`<p>⚠️ <strong>This link may not outlive the review.</strong> ${escapeHtml(shortLink)}</p>`, true);
+    .addRaw('<p>The full link is in the <code>bundle-url</code> output; download it before it expires, or run again with <code>job-id</code> for a fresh one.</p>', true);
+  if (shortLink) core.summary.addRaw(`<p>⚠️ <strong>This link may not outlive the review.</strong> ${escapeHtml(shortLink.message)}</p>`, true);
   if (result.unnamedJobs) core.summary.addRaw(`<p>${escapeHtml(result.unnamedJobs)}</p>`, true);
   if (site) {
     core.summary.addHeading('Downloaded site', 3).addTable([
@@ -60,13 +61,21 @@ export async function writePublishSummary(
       [{ data: 'SHA-256', header: true }, `<code>${site.sha256}</code>`]
     ]);
   }
-  if (config) addConfigSection(config);
+  if (config) addConfigSection(config, shortLink);
   await core.summary.write();
 }
 
 /** What readers see after the merge (publish/content-diff.ts), as Markdown: GitHub renders it between the HTML blocks. */
 function addContentDiff(markdown: string | undefined): void {
   if (markdown) core.summary.addRaw(`\n${markdown}\n`, true);
+}
+
+/** A link in a table cell: origin and path apart, so the cell can wrap; never the signature. */
+function shownLink(link: string): string {
+  return linkPieces(link)
+    .filter((piece) => piece !== '')
+    .map((piece) => `<code>${escapeHtml(piece)}</code>`)
+    .join(' ');
 }
 
 /** Production at risk comes first: it is what the reader must act on. */
@@ -76,7 +85,8 @@ function addGuard(guard: DeployedGuard | undefined): void {
   core.summary.addRaw(`<p>${what} ${escapeHtml(guard.message)}</p>`, true);
 }
 
-function addConfigSection({ target, update }: ConfigSummary): void {
+/** `shortLink`: the link-margin warning, already said above, so the body shown here leaves it out. */
+function addConfigSection({ target, update }: ConfigSummary, shortLink?: ShortLink): void {
   const where = `<code>${escapeHtml(target.path)}</code> in ${escapeHtml(`${target.repo.owner}/${target.repo.repo}`)}`;
   core.summary.addHeading('Deployment configuration', 3);
   if (!update.changed) {
@@ -94,7 +104,8 @@ function addConfigSection({ target, update }: ConfigSummary): void {
     const verb = { created: 'Opened', updated: 'Updated', none: 'Already current:' }[update.operation];
     core.summary.addRaw(`<p>${verb} <a href="${escapeHtml(update.url)}">pull request #${update.number}</a> for ${where}. Merge it to roll the new bundle out.</p>`, true);
   }
-  if (update.body) core.summary.addDetails('Pull request text', `\n\n${update.body}\n\n`);
+  const body = shortLink ? update.body?.replace(`\n\n${linkWarning(shortLink.note)}`, '') : update.body;
+  if (body) core.summary.addDetails('Pull request text', `\n\n${body}\n\n`);
 }
 
 export async function writeFailureSummary(failure: {
@@ -145,7 +156,7 @@ export async function writeHostedSummary(
   core.summary.addHeading(`Static export: bundle hosted by your team`, 2);
   addContentDiff(contentDiff);
   core.summary.addTable([
-    [{ data: 'URL', header: true }, `<code>${escapeHtml(redactLink(url))}</code>`],
+    [{ data: 'URL', header: true }, shownLink(url)],
     [{ data: 'Expires', header: true }, expiresAt === 'never' ? 'never' : formatInstant(expiresAt)],
     [{ data: 'Size', header: true }, formatBytes(archive.bytes)],
     [{ data: 'SHA-256', header: true }, `<code>${archive.sha256}</code>`],

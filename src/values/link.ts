@@ -49,6 +49,16 @@ export function redactLink(link: string): string {
   return `${url.protocol}//${url.host}${path}${url.search === '' ? '' : '?…'}`;
 }
 
+/**
+ * The link for a narrow column: redacted as `redactLink` does, in two pieces, the origin and the
+ * path, so a page can wrap between them (a whole link in one piece is wider than GitHub's column).
+ */
+export function linkPieces(link: string): [origin: string, path: string] {
+  const shown = redactLink(link);
+  const slash = shown.indexOf('/', shown.indexOf('//') + 2);
+  return slash < 0 ? [shown, ''] : [shown.slice(0, slash), shown.slice(slash)];
+}
+
 function parseUrl(link: string): URL | undefined {
   try {
     return new URL(link);
