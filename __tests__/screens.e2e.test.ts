@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SiteSpec } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type FeedbackEntry, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
@@ -20,6 +21,14 @@ const TOKEN = 'ghs_emulator_token';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const S3 = 'https://mintlify-static-exports.s3.us-east-1.amazonaws.com';
+const PROFILE = { queuedMs: 50, runMs: 300, pageCount: 8 };
+/** Production's site, and the next export of it: a page added, one removed, two edited. */
+const PAGES = ['index.html', 'quickstart.html', 'guides/authentication.html', 'guides/self-hosting.html', 'guides/webhooks.html', 'api-reference/exports/create.html', 'api-reference/exports/status.html', 'changelog.html'];
+const SITE: SiteSpec = { pages: PAGES };
+const NEXT_SITE: SiteSpec = {
+  pages: [...PAGES.filter((page) => page !== 'guides/webhooks.html'), 'guides/rotating-keys.html'],
+  edits: { 'quickstart.html': 'Install the CLI with npm i -g mint, then run mint dev.', 'api-reference/exports/create.html': 'The paths field now takes up to 500 page paths.' }
+};
 /** `npm run screens` sets it: the new export's body becomes the README's image. */
 const README_IMAGE = process.env.README_IMAGE;
 
@@ -35,7 +44,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
 
 (missing && process.env.CI !== 'true' ? describe.skip : describe)('what the reviewer sees, rendered as GitHub renders it', () => {
   let screen: GitHubScreen;
-  let platform: PlatformEmulator; // bundle links name S3, as the platform's do
+  let platform: PlatformEmulator; // exports whose pages differ from one job to the next, in controlled ways
   let local: PlatformEmulator; // bundle links the run can fetch (keep-archive), feedback, agent jobs
   let github: GitHubEmulator;
   let files: StaticFileServer;
@@ -45,7 +54,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
   beforeAll(async () => {
     if (missing) throw new Error(`The rendering test needs Chromium: ${missing}`);
     screen = await openGitHubScreen();
-    platform = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300, pageCount: 128 }, storageUrl: S3 });
+    platform = await startPlatformEmulator({ profile: PROFILE });
     local = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 }, feedback: feedback(), agent: { runMs: 0 } });
     github = await startGitHubEmulator();
     files = await startStaticFileServer();
@@ -58,7 +67,19 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
   beforeEach(() => {
     workspace = mkdtempSync(join(tmpdir(), 'workspace-'));
     platform.linkTtlSeconds = 7 * 24 * 3600;
+    platform.profile = PROFILE;
   });
+
+  /** Production: an export of `site`, its link (the emulator's own, so the run can read it) in the values file. */
+  async function deploy(site: SiteSpec, createdAt: number): Promise<string> {
+    platform.profile = { ...PROFILE, site };
+    const jobId = platform.seedExportJob({ domain: 'docs.example.com', createdAt });
+    const answer = await fetch(`${platform.url}/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } });
+    const { bundleUrl } = (await answer.json()) as { bundleUrl: string };
+    github.createRepo(REPO, { 'deploy/values.yaml': values(bundleUrl) });
+    platform.profile = { ...PROFILE, site: NEXT_SITE };
+    return jobId;
+  }
   afterEach(() => rmSync(workspace, { recursive: true, force: true }));
 
   const env = () => ({ GITHUB_WORKSPACE: workspace, GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO });
@@ -81,9 +102,12 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
   }
 
   it('a new export: the body a reviewer decides on, and the summary', async () => {
-    const older = platform.seedExportJob({ domain: 'docs.example.com', createdAt: Date.now() - 3 * DAY });
-    github.createRepo(REPO, { 'deploy/values.yaml': values(link(older, Date.now() - 3 * DAY, 7 * 24 * 3600)) });
+    // Made three days ago with a week to live.
+    platform.linkTtlSeconds = 4 * 24 * 3600;
+    await deploy(SITE, Date.now() - 3 * DAY);
+    platform.linkTtlSeconds = 7 * 24 * 3600;
     const run = await publish({ version: '2026-11-20' });
+    expect(body()).toContain('| 1 | 1 | 2 |');
     await expectBodyAndSummary('new-export', run);
     if (README_IMAGE) {
       mkdirSync(join(README_IMAGE, '..'), { recursive: true });
@@ -93,8 +117,10 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
   });
 
   it('a renewal: the same export, a fresh link, told apart by expiry', async () => {
-    const jobId = platform.seedExportJob({ domain: 'docs.example.com', createdAt: Date.now() - 6 * DAY });
-    github.createRepo(REPO, { 'deploy/values.yaml': values(link(jobId, Date.now() - 5 * DAY, 7 * 24 * 3600)) });
+    // Production's link was made with two days left.
+    platform.linkTtlSeconds = 2 * 24 * 3600;
+    await deploy(SITE, Date.now() - 6 * DAY);
+    platform.linkTtlSeconds = 7 * 24 * 3600;
     const run = await publish({ 'job-id': 'auto', 'min-validity': '72h' });
     expect(body()).toContain('Renews the static export link');
     // Production's own link runs out within min-validity: the step fails so a person hears of it, and the summary opens with that.
@@ -129,9 +155,8 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
 
   it('a failed export: the summary says what happened and what to do', async () => {
     github.createRepo(REPO, { 'deploy/values.yaml': values('') });
-    platform.profile = { queuedMs: 50, runMs: 300, failAt: 40, error: 'Page /guides/intro failed to render: the component Tabs is not defined' };
+    platform.profile = { ...PROFILE, failAt: 40, error: 'Page /guides/intro failed to render: the component Tabs is not defined' };
     const run = await publish({});
-    platform.profile = { queuedMs: 50, runMs: 300, pageCount: 128 };
     expect(run.code).toBe(1);
     await expectReadable('failure-summary', run.summary, 'summary');
   });
@@ -151,8 +176,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
   });
 
   it('fails when a wide value is put back in a table: a full signed link in the change table', async () => {
-    const older = platform.seedExportJob({ domain: 'docs.example.com', createdAt: Date.now() - 3 * DAY });
-    github.createRepo(REPO, { 'deploy/values.yaml': values(link(older, Date.now() - 3 * DAY, 7 * 24 * 3600)) });
+    const older = await deploy(SITE, Date.now() - 3 * DAY);
     const run = await publish({});
     expect(run.code).toBe(0);
     const full = run.outputs['bundle-url'];
