@@ -81,7 +81,7 @@ describe('every run reconciles what is deployed, what is proposed and what was e
     // Merging still changes the export production serves, so the pull request says so.
     expect(pull!.title).toBe('Static export: new bundle for docs.example.com');
     expect(pull!.body).not.toContain('No page changed');
-    expect(pull!.body).toContain('`staticExport.enabled` | `false` | `true`');
+    expect(pull!.body).toContain('| `staticExport.enabled` | before: `false`<br>after: `true` |');
   });
 
   it('the deployed link is guarded: a warning within link-margin, a failed step within two days, naming the pull request', async () => {

@@ -17,7 +17,8 @@ export class Deadline {
 
   /** Milliseconds left, never below 0. */
   remaining(): number {
-    return Math.max(0, this.at - this.now());
+    // Whole milliseconds: AbortSignal.timeout refuses a fraction, and a clock may give one.
+    return Math.max(0, Math.ceil(this.at - this.now()));
   }
 
   expired(): boolean {
