@@ -13,6 +13,17 @@ export class Cancellation {
   get signal(): AbortSignal {
     return this.controller.signal;
   }
+
+  /** A job now runs on the server: a cancel from here on says so and still sets the outputs that name it. */
+  jobGoesOn(note: string, outputs: Record<string, string>): void {
+    this.note = note;
+    Object.assign(this.outputs, outputs);
+  }
+}
+
+/** What every wait in a step shares: its schedule's limits, the step's cancel signal, and the step's log. */
+export function stepWait<Limits>(cancellation: Cancellation, limits: Limits): { limits: Limits; signal: AbortSignal; log: (line: string) => void } {
+  return { limits, signal: cancellation.signal, log: (line) => core.info(line) };
 }
 
 /** How long a cancelled step may take to wind down before it is ended outright. */
@@ -24,6 +35,9 @@ export async function runAction(run: (cancellation: Cancellation) => Promise<voi
     if (cancellation.signal.aborted) return;
     core.info(`Received ${signal}. ${cancellation.note}`);
     for (const [name, value] of Object.entries(cancellation.outputs)) core.setOutput(name, value);
+    // The summary is where a person looks after a run: a cancelled one says what it left behind.
+    core.summary.emptyBuffer().addHeading('Cancelled', 3).addRaw(`The step received ${signal}. ${cancellation.note}`, true);
+    void core.summary.write().catch(() => undefined);
     process.exitCode = 1;
     cancellation.controller.abort(new CancelledError(signal));
     setTimeout(() => process.exit(1), CANCEL_GRACE_MS).unref();
