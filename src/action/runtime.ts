@@ -2,6 +2,8 @@
 // workflow), a line that says what is left running on the server, and an exit once the work is
 // done, so idle keep-alive sockets never hold the step open.
 import * as core from '@actions/core';
+import { appendFileSync } from 'node:fs';
+import { escapeHtml } from './format.ts';
 
 export class Cancellation {
   readonly controller = new AbortController();
@@ -36,8 +38,9 @@ export async function runAction(run: (cancellation: Cancellation) => Promise<voi
     core.info(`Received ${signal}. ${cancellation.note}`);
     for (const [name, value] of Object.entries(cancellation.outputs)) core.setOutput(name, value);
     // The summary is where a person looks after a run: a cancelled one says what it left behind.
-    core.summary.emptyBuffer().addHeading('Cancelled', 3).addRaw(`The step received ${signal}. ${cancellation.note}`, true);
-    void core.summary.write().catch(() => undefined);
+    // Written at once: the step may be ended before an asynchronous write lands.
+    const summaryFile = process.env.GITHUB_STEP_SUMMARY;
+    if (summaryFile) appendFileSync(summaryFile, `<h3>Cancelled</h3>\n<p>${escapeHtml(`The step received ${signal}. ${cancellation.note}`)}</p>\n`);
     process.exitCode = 1;
     cancellation.controller.abort(new CancelledError(signal));
     setTimeout(() => process.exit(1), CANCEL_GRACE_MS).unref();

@@ -63,7 +63,6 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
         await reportSkip(current, validity, inputs);
         return;
       }
-      core.setOutput(Output.Skipped, 'false');
     }
     if (inputs.durable && octokit) {
       await proposeHostedUrl(client, octokit, inputs, current!, deadline, cancellation);
@@ -127,7 +126,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     core.setFailed(message);
     const deploymentLog = error instanceof DeploymentFailedError ? error.deployment.logs.slice(-LOG_LINES_SHOWN) : undefined;
     if (deploymentLog?.length) core.info(`The deployment's last ${deploymentLog.length} log lines:\n${deploymentLog.map((line) => `  ${line}`).join('\n')}`);
-    await writeFailureSummary({ domain: inputs.domain, jobId, job: failedJob, message, exported: exported !== undefined, configured: inputs.config !== undefined, deploymentLog, unnamedJobs: jobId ? unnamedJobs(client, jobId) : undefined });
+    await writeFailureSummary({ domain: inputs.domain, jobId, job: failedJob, message, exported: exported !== undefined, configured: inputs.config !== undefined, deploymentLog, unnamedJobs: jobId ? unnamedJobs(client, jobId) : undefined, jobGoesOn: exportTimeout(error) !== undefined });
   } finally {
     client.dispose();
   }
@@ -178,7 +177,8 @@ async function download(client: ApiClient, exported: ExportResult, inputs: Publi
     core.setOutput(Output.BundlePath, downloaded.path);
     core.setOutput(Output.BundleFiles, String(downloaded.files));
   }
-  const site = target && { path: target.given, files: downloaded.files, unpackedBytes: downloaded.unpackedBytes, archiveBytes: downloaded.bytes, sha256: downloaded.sha256 };
+  const kept = downloaded.kept && { path: inputs.keepArchive!.given, bytes: downloaded.kept.bytes, sha256: downloaded.kept.sha256 };
+  const site = (target || kept) && { path: target?.given, kept, files: downloaded.files, unpackedBytes: downloaded.unpackedBytes, archiveBytes: downloaded.bytes, sha256: downloaded.sha256 };
   if (downloaded.kept) {
     core.setOutput(Output.ArchivePath, downloaded.kept.path);
     core.setOutput(Output.ArchiveSha256, downloaded.kept.sha256);
