@@ -1,0 +1,110 @@
+// Writes what the README and docs/ must never state by hand: each action's inputs and outputs
+// tables (from its action.yml) and the figures (bundle sizes from dist/, timings from the committed
+// measurements that `npm run bench` writes). Each sits between markers:
+//   <!-- inputs: action.yml --> … <!-- /inputs -->
+//   <!-- figures: bundle-sizes --> … <!-- /figures -->
+// `npm run docs` rewrites them; `npm run docs -- --check` only says which are stale (exit 1).
+// __tests__/docs.test.ts runs the same check.
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parse } from 'yaml';
+
+interface ActionFile {
+  inputs: Record<string, { description: string; required?: boolean; default?: unknown }>;
+  outputs: Record<string, { description: string }>;
+}
+
+/** The committed measurement of `npm run bench`: start of each bundle to its first request. */
+export const STARTUP_MEASUREMENT = 'docs/measurements/startup.json';
+
+export interface StartupMeasurement {
+  node: string;
+  runs: number;
+  /** Median ms from spawning `node <bundle>` to the emulator's first request, by bundle. */
+  medianMs: Record<string, number>;
+}
+
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ').trim();
+
+function readAction(file: string): ActionFile {
+  return parse(readFileSync(file, 'utf8')) as ActionFile;
+}
+
+export function inputsTable(file: string): string {
+  const rows = Object.entries(readAction(file).inputs).map(([name, input]) => {
+    const fallback = input.default === undefined || input.default === '' ? (input.required ? '(required)' : '') : `\`${String(input.default)}\``;
+    return `| \`${name}\` | ${cell(fallback)} | ${cell(input.description)} |`;
+  });
+  return ['| input | default | what it is |', '|---|---|---|', ...rows].join('\n');
+}
+
+export function outputsTable(file: string): string {
+  const rows = Object.entries(readAction(file).outputs).map(([name, output]) => `| \`${name}\` | ${cell(output.description)} |`);
+  return ['| output | what it is |', '|---|---|', ...rows].join('\n');
+}
+
+const MiB = 1024 * 1024;
+const mb = (bytes: number) => `${(bytes / MiB).toFixed(2)} MB`;
+
+/** Bytes of each file under `dir` but source maps, by path. */
+function distFiles(dir = 'dist'): Map<string, number> {
+  const files = new Map<string, number>();
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) for (const [inner, bytes] of distFiles(path)) files.set(inner, bytes);
+    else if (!name.endsWith('.map')) files.set(path, statSync(path).size);
+  }
+  return files;
+}
+
+export function bundleSizes(): string {
+  const files = distFiles();
+  const total = [...files.values()].reduce((sum, bytes) => sum + bytes, 0);
+  const of = (path: string) => mb(files.get(path) ?? 0);
+  return (
+    `\`dist/\` is ${mb(total)} without source maps (1 MB = 1,048,576 bytes): ${of('dist/index.js')} for the root action's ` +
+    `bundle, ${of('dist/agent-job/index.js')} for \`agent-job\` and ${of('dist/feedback/index.js')} for \`feedback\`.`
+  );
+}
+
+export function startupTimes(): string {
+  const measured = JSON.parse(readFileSync(STARTUP_MEASUREMENT, 'utf8')) as StartupMeasurement;
+  const ms = (bundle: string) => `${measured.medianMs[bundle]} ms`;
+  return (
+    `From the start of \`node dist/index.js\` to its first request: ${ms('dist/index.js')} on Node ${measured.node} ` +
+    `(median of ${measured.runs}; ${ms('dist/agent-job/index.js')} for \`agent-job\` and ${ms('dist/feedback/index.js')} for \`feedback\`).`
+  );
+}
+
+const FIGURES: Record<string, () => string> = { 'bundle-sizes': bundleSizes, startup: startupTimes };
+
+/** The text with every marked block rewritten; `stale` names the blocks that changed. */
+export function renderBlocks(text: string): { text: string; stale: string[] } {
+  const stale: string[] = [];
+  const rendered = text.replace(/<!-- (inputs|outputs|figures): ([\w./-]+) -->\n([\s\S]*?)<!-- \/\1 -->/g, (_whole: string, kind: string, name: string, body: string) => {
+    const content = kind === 'inputs' ? inputsTable(name) : kind === 'outputs' ? outputsTable(name) : FIGURES[name]?.();
+    if (content === undefined) throw new Error(`no figure is named ${name}`);
+    const block = `<!-- ${kind}: ${name} -->\n${content}\n<!-- /${kind} -->`;
+    if (body !== `${content}\n`) stale.push(`${kind}: ${name}`);
+    return block;
+  });
+  return { text: rendered, stale };
+}
+
+export const DOCUMENTS = ['README.md', ...readdirSync('docs').filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const check = process.argv.includes('--check');
+  let staleCount = 0;
+  for (const file of DOCUMENTS) {
+    const { text, stale } = renderBlocks(readFileSync(file, 'utf8'));
+    for (const block of stale) console.log(`${file}: ${block} ${check ? 'is stale' : 'rewritten'}`);
+    staleCount += stale.length;
+    if (!check && stale.length > 0) writeFileSync(file, text);
+  }
+  if (check && staleCount > 0) {
+    console.log('Run `npm run docs` (after `npm run build`, for the sizes) and commit the result.');
+    process.exitCode = 1;
+  }
+}
