@@ -2,11 +2,11 @@
 // of contents, every input and output of the three action.yml files is in its action's table (read
 // from action.yml now, so a new input needs a row), every figure is what scripts/docs.ts writes from
 // dist/ and the committed measurements, and every link between the pages leads somewhere.
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { parse } from 'yaml';
-import { DOCUMENTS, STARTUP_MEASUREMENT, bundleSizes, renderBlocks, startupTimes } from '../scripts/docs.ts';
+import { DOCUMENTS, STARTUP_MEASUREMENT, WAITING_MEASUREMENT, bundleSizes, computeFigures, renderBlocks, startupTimes } from '../scripts/docs.ts';
 
 const readme = readFileSync('README.md', 'utf8');
 const ACTIONS = ['action.yml', 'agent-job/action.yml', 'feedback/action.yml'];
@@ -60,8 +60,13 @@ describe('the README', () => {
 });
 
 describe('figures and tables written by scripts/docs.ts', () => {
+  let figures: Record<string, string>;
+  beforeAll(async () => {
+    figures = await computeFigures();
+  });
+
   it.each(DOCUMENTS)('%s holds what the script writes now (else: npm run docs)', (file) => {
-    expect(renderBlocks(readFileSync(file, 'utf8')).stale).toEqual([]);
+    expect(renderBlocks(readFileSync(file, 'utf8'), figures).stale).toEqual([]);
   });
 
   it('measures the bundle sizes from dist/ and quotes the start-up times from the committed measurement', () => {
@@ -75,9 +80,16 @@ describe('figures and tables written by scripts/docs.ts', () => {
     expect(comparison).toContain(bundleSizes());
   });
 
+  it('quotes the emulator table from the committed measurement, and recomputes the seeded fake-clock tables', () => {
+    const measured = JSON.parse(readFileSync(WAITING_MEASUREMENT, 'utf8')) as { rows: { profile: string; action: { requests: number } }[] };
+    const comparison = readFileSync('docs/comparison.md', 'utf8');
+    for (const row of measured.rows) expect(comparison).toContain(`| ${row.profile} | ${row.action.requests} · `);
+    for (const name of ['waiting-emulator', 'waiting-side-by-side', 'waiting-trade-off']) expect(comparison).toContain(`<!-- figures: ${name} -->\n${figures[name]}\n<!-- /figures -->`);
+  });
+
   it('finds a figure edited by hand stale', () => {
     const text = readFileSync('docs/comparison.md', 'utf8').replace(/(<!-- figures: bundle-sizes -->\n[^\n]*?)\d\.\d\d MB/, '$19.99 MB');
-    expect(renderBlocks(text).stale).toEqual(['figures: bundle-sizes']);
+    expect(renderBlocks(text, figures).stale).toEqual(['figures: bundle-sizes']);
   });
 });
 

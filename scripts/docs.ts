@@ -1,6 +1,7 @@
 // Writes what the README and docs/ must never state by hand: each action's inputs and outputs
-// tables (from its action.yml) and the figures (bundle sizes from dist/, timings from the committed
-// measurements that `npm run bench` writes). Each sits between markers:
+// tables (from its action.yml) and the figures (bundle sizes from dist/, the fake-clock waiting tables
+// of bench-wait.ts, which are seeded and take a second, and the timings `npm run bench` measures and
+// commits under docs/measurements/). Each sits between markers:
 //   <!-- inputs: action.yml --> … <!-- /inputs -->
 //   <!-- figures: bundle-sizes --> … <!-- /figures -->
 // `npm run docs` rewrites them; `npm run docs -- --check` only says which are stale (exit 1).
@@ -9,6 +10,7 @@ import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
+import { sideBySideTable, tradeOffTable } from './bench-wait.ts';
 
 interface ActionFile {
   inputs: Record<string, { description: string; required?: boolean; default?: unknown }>;
@@ -23,6 +25,29 @@ export interface StartupMeasurement {
   runs: number;
   /** Median ms from spawning `node <bundle>` to the emulator's first request, by bundle. */
   medianMs: Record<string, number>;
+}
+
+/** The committed measurement of `npm run bench`: the built action against the emulator, beside two loops. */
+export const WAITING_MEASUREMENT = 'docs/measurements/waiting.json';
+
+interface WaitingCell {
+  requests: number;
+  lateMs: number;
+}
+
+export interface WaitingMeasurement {
+  node: string;
+  runs: number;
+  rows: { profile: string; action: WaitingCell; loop10: WaitingCell; loop2: WaitingCell }[];
+}
+
+export function waitingRows(measured: WaitingMeasurement): string {
+  const cell = ({ requests, lateMs }: WaitingCell) => `${requests} · ${(lateMs / 1000).toFixed(1)} s`;
+  return [
+    '| job profile | this action | 10 s loop | 2 s loop |',
+    '|---|---|---|---|',
+    ...measured.rows.map((row) => `| ${row.profile} | ${cell(row.action)} | ${cell(row.loop10)} | ${cell(row.loop2)} |`)
+  ].join('\n');
 }
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ').trim();
@@ -77,13 +102,25 @@ export function startupTimes(): string {
   );
 }
 
-const FIGURES: Record<string, () => string> = { 'bundle-sizes': bundleSizes, startup: startupTimes };
+/** Only the table of a bench-wait.ts table (its lead sentence stays in the prose). */
+const tableOf = (lines: string[]) => lines.filter((line) => line.startsWith('|')).join('\n');
+
+/** Every figure by name: computed now (sizes, the fake-clock tables, which are seeded) or read from a measurement. */
+export async function computeFigures(): Promise<Record<string, string>> {
+  return {
+    'bundle-sizes': bundleSizes(),
+    startup: startupTimes(),
+    'waiting-emulator': waitingRows(JSON.parse(readFileSync(WAITING_MEASUREMENT, 'utf8')) as WaitingMeasurement),
+    'waiting-side-by-side': tableOf(await sideBySideTable()),
+    'waiting-trade-off': tableOf(await tradeOffTable())
+  };
+}
 
 /** The text with every marked block rewritten; `stale` names the blocks that changed. */
-export function renderBlocks(text: string): { text: string; stale: string[] } {
+export function renderBlocks(text: string, figures: Record<string, string>): { text: string; stale: string[] } {
   const stale: string[] = [];
   const rendered = text.replace(/<!-- (inputs|outputs|figures): ([\w./-]+) -->\n([\s\S]*?)<!-- \/\1 -->/g, (_whole: string, kind: string, name: string, body: string) => {
-    const content = kind === 'inputs' ? inputsTable(name) : kind === 'outputs' ? outputsTable(name) : FIGURES[name]?.();
+    const content = kind === 'inputs' ? inputsTable(name) : kind === 'outputs' ? outputsTable(name) : figures[name];
     if (content === undefined) throw new Error(`no figure is named ${name}`);
     const block = `<!-- ${kind}: ${name} -->\n${content}\n<!-- /${kind} -->`;
     if (body !== `${content}\n`) stale.push(`${kind}: ${name}`);
@@ -97,8 +134,9 @@ export const DOCUMENTS = ['README.md', ...readdirSync('docs').filter((name) => n
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const check = process.argv.includes('--check');
   let staleCount = 0;
+  const figures = await computeFigures();
   for (const file of DOCUMENTS) {
-    const { text, stale } = renderBlocks(readFileSync(file, 'utf8'));
+    const { text, stale } = renderBlocks(readFileSync(file, 'utf8'), figures);
     for (const block of stale) console.log(`${file}: ${block} ${check ? 'is stale' : 'rewritten'}`);
     staleCount += stale.length;
     if (!check && stale.length > 0) writeFileSync(file, text);
