@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { parse } from 'yaml';
-import { DOCUMENTS, STARTUP_MEASUREMENT, WAITING_MEASUREMENT, bundleSizes, computeFigures, renderBlocks, startupTimes } from '../scripts/docs.ts';
+import { DOCUMENTS, STARTUP_MEASUREMENT, VALUES_MEASUREMENT, WAITING_MEASUREMENT, bundleSizes, computeFigures, renderBlocks, startupTimes } from '../scripts/docs.ts';
 
 const readme = readFileSync('README.md', 'utf8');
 const ACTIONS = ['action.yml', 'agent-job/action.yml', 'feedback/action.yml'];
@@ -85,6 +85,11 @@ describe('figures and tables written by scripts/docs.ts', () => {
     const comparison = readFileSync('docs/comparison.md', 'utf8');
     for (const row of measured.rows) expect(comparison).toContain(`| ${row.profile} | ${row.action.requests} · `);
     for (const name of ['waiting-emulator', 'waiting-side-by-side', 'waiting-trade-off']) expect(comparison).toContain(`<!-- figures: ${name} -->\n${figures[name]}\n<!-- /figures -->`);
+  });
+
+  it('quotes the values-file edit times from the committed measurement', () => {
+    const measured = JSON.parse(readFileSync(VALUES_MEASUREMENT, 'utf8')) as { files: { coldMs: number; medianMs: number }[] };
+    expect(readFileSync('docs/comparison.md', 'utf8')).toContain(`took ${measured.files[0]!.coldMs} ms and later ones ${measured.files[0]!.medianMs} ms`);
   });
 
   it('finds a figure edited by hand stale', () => {
