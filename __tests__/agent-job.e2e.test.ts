@@ -177,10 +177,12 @@ describe('agent-job: errors a person can act on', () => {
     expect(run.code).not.toBe(0);
     expect(run.log).toContain(`Received SIGTERM. The agent job ${id} goes on on the server; a later run can wait on it with job-id: ${id}.`);
     expect(run.outputs['job-id']).toBe(id);
+    // The summary, where a person looks after the run, says the same.
+    expect(run.summary).toContain(`<h3>Cancelled</h3>\n<p>The step received SIGTERM. The agent job ${id} goes on on the server; a later run can wait on it with job-id: ${id}.</p>`);
   });
 
   it.each([
-    [{ prompt: 'x', 'job-id': 'abc' }, "::error::Input 'job-id': and prompt are both set."],
+    [{ prompt: 'x', 'job-id': 'abc' }, "::error::Input 'job-id': 'abc' is set, and so is prompt: a step either starts an agent job (prompt) or waits on one already started (job-id). Remove one of the two."],
     [{}, "::error::Input 'prompt': neither prompt nor job-id is set. Give prompt to start an agent job, or job-id to wait on one already started."],
     [{ 'project-id': '', prompt: 'x' }, "::error::Input 'project-id': is required."],
     [{ prompt: 'x', 'fail-on-failed': 'yes' }, "::error::Input 'fail-on-failed': 'yes' is not a boolean."],

@@ -260,7 +260,7 @@ describe('GitHub errors a person can act on', () => {
     const result = await run({ 'job-id': platform.seedExportJob({ domain: 'docs.example.com' }), domain: 'docs.example.com', 'base-branch': 'release' });
     expect(result.code).toBe(1);
     expect(result.log).toContain('release');
-    expect(result.log).toMatch(/::error::.*branch does not exist/);
+    expect(result.log).toMatch(/::error::.*Could not read base branch release in acme\/deploy: no such branch\. Check base-branch: /);
     expect(platform.requests.filter((r) => r.route === 'bundle')).toHaveLength(0);
   });
 

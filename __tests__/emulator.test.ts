@@ -415,6 +415,69 @@ describe('emulator CLI', () => {
   });
 });
 
+/** A port free a moment ago: for the fixed-port flags. */
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('npm run emulator, as the README calls it', () => {
+  it('prints its usage for npm run emulator -- --help, fixed-port and deployment flags included, and exits 0', async () => {
+    const child = spawn('npm', ['run', '-s', 'emulator', '--', '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect([code, output]).toEqual([0, expect.stringMatching(/^Usage: npm run emulator -- /)]);
+    for (const flag of ['--port', '--github-port', '--deploy-branch', '--deploy-ms', '--github-fault']) expect([flag, output.includes(flag)]).toEqual([flag, true]);
+  }, 20_000);
+
+  it('serves a push run with its defaults: a deployment queued without --deploy-branch or --deploy-ms succeeds', async () => {
+    const { emulator: cli, banner } = await startFromArgs(['--port', '0']);
+    try {
+      expect(banner).toContain('it deploys main: a push run wants GITHUB_REF=refs/heads/main');
+      const headers = { authorization: `Bearer ${KEY}` };
+      const queued = (await (await fetch(`${cli.url}/v1/project/update/proj_docs`, { method: 'POST', headers })).json()) as { statusId: string };
+      let status: Reply;
+      do {
+        const reply = await fetch(`${cli.url}/v1/project/update-status/${queued.statusId}`, { headers });
+        status = { status: reply.status, headers: reply.headers, body: await reply.json() };
+        expect([status.status, status.body.error]).toEqual([200, undefined]);
+        if (status.body.status !== 'success') await new Promise((resolve) => setTimeout(resolve, 100));
+      } while (status.body.status !== 'success');
+      expect(status.body.commit.ref).toBe('main');
+    } finally {
+      await cli.close();
+    }
+  }, 20_000);
+
+  it('listens on the ports given by --port and --github-port', async () => {
+    const [platformPort, githubPort] = [await freePort(), await freePort()];
+    const { emulator: cli, github, banner } = await startFromArgs(['--port', String(platformPort), '--github', '--github-port', String(githubPort)]);
+    try {
+      expect([cli.url, github?.url]).toEqual([`http://127.0.0.1:${platformPort}`, `http://127.0.0.1:${githubPort}`]);
+      expect(banner).toContain(`GITHUB_API_URL=http://127.0.0.1:${githubPort}`);
+      // A second emulator on the same port is refused with the reason, and leaves nothing listening.
+      await expect(startFromArgs(['--port', '0', '--github', '--github-port', String(githubPort)])).rejects.toThrow(/EADDRINUSE/);
+    } finally {
+      await cli.close();
+      await github?.close();
+    }
+  });
+
+  it.each([
+    [['--github-port', '4011'], '--github-port needs --github'],
+    [['--github-port', 'x', '--github'], '--github-port expects a number >= 0, got "x"'],
+    [['--deploy-fault', 'boom'], '--deploy-fault expects one of']
+  ])('refuses %j, saying what it takes', async (args, message) => {
+    await expect(startFromArgs(['--port', '0', ...args])).rejects.toThrow(message);
+  });
+});
+
 describe('npm run emulator -- --github', () => {
   it('starts the GitHub REST emulator beside the platform, prints GITHUB_API_URL, and arms faults from the command line', async () => {
     const { emulator, github, banner } = await startFromArgs(['--port', '0', '--github', '--github-fault', '502@1', '--github-fault', 'lost@git.createRef']);

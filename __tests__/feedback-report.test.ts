@@ -143,4 +143,10 @@ describe('date inputs', () => {
       "Input 'date-to': '2024-05-10' is not after date-from '2024-05-10'. date-to is exclusive: to include 2024-05-10, set it to 2024-05-11."
     );
   });
+
+  it('says swapped dates look swapped, and gives them back in order', () => {
+    expect(() => feedbackRange({ fromName: 'date-from', from: '2024-06-01', toName: 'date-to', to: '2024-05-01' })).toThrow(
+      "Input 'date-to': '2024-05-01' is before date-from '2024-06-01': the dates look swapped. Set date-from: 2024-05-01 and date-to: 2024-06-01."
+    );
+  });
 });

@@ -132,6 +132,12 @@ describe('feedback: fewer pages than one request returns', () => {
     expect(run.summary).not.toContain('```mermaid');
   });
 
+  it('counts one page and one entry in the singular', async () => {
+    const run = await runAction(BUNDLE, inputs({ 'date-from': '2024-06-06', 'date-to': '2024-06-07' }), workspace());
+    expect(run.code).toBe(0);
+    expect(run.log).toContain('1 page, 1 feedback entry (0 thumbs down, 1 up, 0 on code snippets), from 1 date range; 1 of ');
+  });
+
   it('sends source and status, and counts only what they select', async () => {
     const run = await runAction(BUNDLE, inputs({ 'date-from': '2024-06-01', 'date-to': '2024-07-01', source: 'thumbs_only', status: 'pending, in_progress' }), workspace());
     expect(run.code).toBe(0);
@@ -236,7 +242,7 @@ describe('feedback: faults and errors', () => {
     [{ 'date-from': '2024-02-30' }, "::error::Input 'date-from': '2024-02-30' is not a calendar date: February 2024 has 29 days."],
     [{ 'date-from': '2024-13-01' }, "::error::Input 'date-from': '2024-13-01' is not a calendar date: there is no month 13 (months run from 01 to 12)."],
     [{ 'date-to': '31/05/2024' }, "::error::Input 'date-to': '31/05/2024' is not a date. Use YYYY-MM-DD"],
-    [{ 'date-from': '2024-05-31', 'date-to': '2024-05-01' }, "::error::Input 'date-to': '2024-05-01' is not after date-from '2024-05-31'."],
+    [{ 'date-from': '2024-05-31', 'date-to': '2024-05-01' }, "::error::Input 'date-to': '2024-05-01' is before date-from '2024-05-31': the dates look swapped. Set date-from: 2024-05-01 and date-to: 2024-05-31."],
     [{ source: 'email' }, "::error::Input 'source': 'email' is not a feedback source. Use one of code_snippet, contextual, agent, thumbs_only"],
     [{ status: 'pending,open' }, "::error::Input 'status': 'open' is not a feedback status."],
     [{ 'max-requests': '500' }, "::error::Input 'max-requests': '500' is not a whole number from 1 to 100."],

@@ -81,6 +81,11 @@ describe('keep-archive', () => {
     expect(readdirSync(workspace)).toEqual(['out']);
     expect(readdirSync(join(workspace, 'out')).sort()).toEqual(['bundle.tar.gz', 'bundle.tar.gz.sha256']);
     expect(run.outputs['bundle-path']).toBeUndefined();
+    // The summary has a section for the archive, and none for a download that did not happen.
+    expect(run.summary).toContain('<h3>Kept archive</h3>');
+    expect(run.summary).toContain(`<code>out/bundle.tar.gz</code> (the <code>archive-path</code> output)`);
+    expect(run.summary).toContain(`<code>${sha256(served)}</code>, also in <code>out/bundle.tar.gz.sha256</code>`);
+    expect(run.summary).not.toContain('Downloaded site');
   });
 
   it('keeps the same bytes after a download cut halfway and retried, beside download-path', async () => {

@@ -81,6 +81,9 @@ describe('publish on a push: wait for the platform to publish, then export', () 
       expect(run.summary).toContain("<h3>The deployment's last log lines</h3>");
       expect(run.summary).toContain('Build failed');
       expect(run.summary).toContain('No configuration was changed');
+      // The summary is where it is read, so it does not send the reader to the summary.
+      expect(run.summary).toContain("Fix what the deployment's last log lines (below) name, then push again.");
+      expect(run.summary).not.toContain('see the job summary');
       expect(routeCalls('start')).toBe(0);
       expect(github.pulls('acme/deploy')).toHaveLength(0);
     } finally {

@@ -220,6 +220,9 @@ describe('publish: errors a person can act on', () => {
     expect(run.code).toBe(1);
     expect(run.ms).toBeLessThan(8000);
     expect(run.log).toMatch(/::error::The export job (se_\w+) did not finish within the timeout \(3s\): it was running at \d+% with \d+ pages after 3 s\. The job goes on on the server: re-run with job-id: \1/);
+    // The summary agrees with the error: the job may still finish, so no "run the step again".
+    expect(run.summary).toContain('The export may still finish on the server; this step stopped waiting for it.');
+    expect(run.summary).not.toContain('run the step again');
   });
 });
 

@@ -111,7 +111,7 @@ describe('readBaseFile', () => {
   it('names a missing base branch', async () => {
     const error = await failure(() => readBaseFile(octokit, repo, PATH, 'release/9'));
     expect(error.status).toBe(404);
-    expect(error.message).toContain('base branch release/9');
+    expect(error.message).toBe(`Could not read base branch release/9 in ${repo.owner}/${repo.repo}: no such branch. Check base-branch: it names the branch that holds the values file and that the pull request targets.`);
   });
 
   it('names a path that is a directory', async () => {

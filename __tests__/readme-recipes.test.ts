@@ -1,7 +1,7 @@
-// Every workflow in the README that uses one of this repository's actions may only pass the inputs
+// Every workflow in the README and docs/ that uses one of this repository's actions may only pass the inputs
 // and read the outputs that action's action.yml declares, so a recipe cannot drift from the code.
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { parse } from 'yaml';
 
 interface ActionFile {
@@ -18,8 +18,9 @@ interface Step {
   with?: Record<string, unknown>;
 }
 
-const readme = readFileSync('README.md', 'utf8');
-const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]);
+// The README's workflows and the recipes moved to docs/.
+const pages = ['README.md', ...readdirSync('docs').filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const blocks = pages.flatMap((page) => [...readFileSync(page, 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]));
 
 function stepsIn(node: unknown, found: Step[] = []): Step[] {
   if (Array.isArray(node)) node.forEach((item) => stepsIn(item, found));

@@ -14,17 +14,14 @@ import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '.
 import { type ActionRun, runAction } from '../emulator/runner.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
 import { readSetting } from '../src/values/values-file.ts';
+import { type WorkflowStep, actionInputs, fillExpressions } from '../emulator/workflow.ts';
 
 const DEPLOY_REPO = 'acme/deploy';
 const PATH = 'deploy/values.yaml';
 const TOKEN = 'ghs_emulator_token';
 const HOUR = 3_600_000;
 
-interface Step {
-  id?: string;
-  uses?: string;
-  with?: Record<string, string>;
-}
+type Step = WorkflowStep;
 
 /** The steps of this repository's action in the README workflow named `name`, in order. */
 function readmeSteps(name: string): Step[] {
@@ -53,24 +50,18 @@ afterAll(async () => {
   rmSync(workspace, { recursive: true, force: true });
 });
 
-/** Runs one step as written, its `${{ … }}` filled in as the runner would. */
+/** Runs one step as written, its `${{ … }}` filled in and its defaults given as the runner would (emulator/workflow.ts). */
 async function runStep(step: Step, event: Record<string, string>, earlier: Record<string, ActionRun> = {}): Promise<ActionRun> {
+  const known: Record<string, string> = { 'secrets.DOCS_ADMIN_KEY': DEFAULT_API_KEY, 'vars.DOCS_PROJECT_ID': 'proj_docs', 'secrets.DEPLOY_REPO_TOKEN': TOKEN, 'github.token': TOKEN };
   const fill = (value: string) =>
-    String(value).replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expression: string) => {
-      if (expression === 'secrets.DOCS_ADMIN_KEY') return DEFAULT_API_KEY;
-      if (expression === 'vars.DOCS_PROJECT_ID') return 'proj_docs';
-      if (expression === 'secrets.DEPLOY_REPO_TOKEN' || expression === 'github.token') return TOKEN;
+    fillExpressions(value, (expression) => {
       const output = /^steps\.([\w-]+)\.outputs\.([\w-]+)$/.exec(expression);
-      if (output) return earlier[output[1]!]?.outputs[output[2]!] ?? '';
-      throw new Error(`the test does not know ${expression}`);
+      return output ? (earlier[output[1]!]?.outputs[output[2]!] ?? '') : known[expression];
     });
-  // The runner gives an input its action.yml default when the step leaves it out.
-  const declared = (parse(readFileSync('action.yml', 'utf8')) as { inputs: Record<string, { default?: string }> }).inputs;
-  const defaults = Object.entries(declared).filter(([, input]) => input.default !== undefined).map(([name, input]) => [name, String(input.default)]);
-  const inputs = Object.fromEntries([...defaults, ...Object.entries(step.with ?? {})].map(([name, value]) => [name, fill(value!)]));
+  const { bundle, inputs } = actionInputs(step, fill);
   // The bucket is the static file server here; the rest of the URL is the README's.
   if (inputs['bundle-url-template']) inputs['bundle-url-template'] = inputs['bundle-url-template'].replace(/^https:\/\/[^/]+/, files.url);
-  return runAction('dist/index.js', { ...inputs, 'api-url': platform.url }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'acme/docs', GITHUB_WORKSPACE: workspace, ...event });
+  return runAction(bundle, { ...inputs, 'api-url': platform.url }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'acme/docs', GITHUB_WORKSPACE: workspace, ...event });
 }
 
 /** A push to the docs branch: the platform's GitHub app deploys it, and the workflow runs. */

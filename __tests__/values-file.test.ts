@@ -42,6 +42,12 @@ describe('patchValuesFile on a hand-edited values.yaml', () => {
     expect(result.changes).toEqual([{ key: 'staticExport.bundleUrl', before: OLD_URL, after: NEW_URL }]);
   });
 
+  it('reports a setting the block inherits through a merge key as it was, not as unset', () => {
+    const text = 'defaults: &defaults\n  enabled: false\nstaticExport:\n  <<: *defaults\n  bundleUrl: "x"\n';
+    const result = patchValuesFile('values.yaml', text, 'staticExport', { bundleUrl: NEW_URL });
+    expect(result.changes).toContainEqual({ key: 'staticExport.enabled', before: false, after: true });
+  });
+
   it('changes the version in place, keeping the comment beside it', () => {
     const result = patchValuesFile('values.yaml', original, 'staticExport', {
       bundleUrl: NEW_URL,
@@ -391,15 +397,19 @@ describe('patchValuesFile errors', () => {
   it('names the key and line of a block that is not a mapping', () => {
     const yaml = thrown(() => patchValuesFile('values.yaml', 'image: {}\nstaticExport: "x"\n', 'staticExport', settings));
     expect(yaml.line).toBe(2);
-    expect(yaml.message).toBe('values.yaml:2: "staticExport" is not a mapping');
+    expect(yaml.message).toBe('values.yaml:2: "staticExport" is a string, not a block of settings. config-key (staticExport) names the block to edit: write "staticExport" as a block of settings, or set config-key to the block that holds bundleUrl.');
 
     const parent = thrown(() =>
       patchValuesFile('values.yaml', 'a: 1\nb: 2\nmintlify:\n  - x\n', 'mintlify.staticExport', settings)
     );
-    expect(parent.message).toBe('values.yaml:3: "mintlify" is not a mapping');
+    expect(parent.message).toBe('values.yaml:3: "mintlify" is a list, not a block of settings. config-key (mintlify.staticExport) names the block to edit: write "mintlify" as a block of settings, or set config-key to the block that holds bundleUrl.');
 
     const json = thrown(() => patchValuesFile('values.json', '{\n  "staticExport": [1]\n}', 'staticExport', settings));
-    expect(json.message).toBe('values.json:2: "staticExport" is not an object');
+    expect(json.message).toBe('values.json:2: "staticExport" is a list, not a block of settings. config-key (staticExport) names the block to edit: write "staticExport" as a block of settings, or set config-key to the block that holds bundleUrl.');
+
+    // config-key that names the setting itself: the message names the block it should name.
+    const setting = thrown(() => patchValuesFile('values.yaml', 'staticExport:\n  bundleUrl: "x"\n', 'staticExport.bundleUrl', settings));
+    expect(setting.message).toBe('values.yaml:2: "staticExport.bundleUrl" is a string, not a block of settings. config-key names the block that holds the settings, not a setting: set config-key to staticExport.');
   });
 
   it('refuses a setting that holds a mapping', () => {

@@ -11,9 +11,10 @@ import { FAULT_KINDS, ROUTE_NAMES } from './platform-faults.ts';
 import { GITHUB_FAULT_KINDS, type GitHubFault, OPERATION_NAMES, parseGitHubFault } from './github-faults.ts';
 
 const USAGE =
-  'Usage: node emulator/cli.ts [--port 4010] [--queued-ms 300] [--run-ms 2000] [--page-count 120] [--fail-at 40] [--link-ttl 3600] [--api-key KEY]\n' +
-  '                            [--deploy-branch main] [--deploy-ms 1500] [--deploy-fault failure|unknown-status|missing-commit]\n' +
-  '                            [--github [--github-fault KIND@CALL[*TIMES][=VALUE] ...]]';
+  'Usage: npm run emulator -- [--port 4010] [--queued-ms 300] [--run-ms 2000] [--page-count 120] [--fail-at 40] [--link-ttl 3600] [--api-key KEY]\n' +
+  '                           [--deploy-branch main] [--deploy-ms 1500] [--deploy-fault failure|unknown-status|missing-commit]\n' +
+  '                           [--github [--github-port 4011] [--github-fault KIND@CALL[*TIMES][=VALUE] ...]] [--help]\n' +
+  '  (or node emulator/cli.ts with the same flags; --port 0 or --github-port 0 takes any free port)';
 
 function numberFlag(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -22,11 +23,20 @@ function numberFlag(name: string, value: string | undefined): number | undefined
   return number;
 }
 
-// Turns command-line flags into emulator options; throws with the usage on a bad flag.
-function parseCliOptions(args: string[]): EmulatorOptions {
+export interface CliOptions {
+  help: boolean;
+  platform: EmulatorOptions;
+  deployFault?: DeploymentFault;
+  /** Absent without --github. */
+  github?: { port: number; faults: GitHubFault[] };
+}
+
+// Turns command-line flags into emulator options; throws on a bad flag (the caller adds the usage).
+export function parseCliOptions(args: string[]): CliOptions {
   const { values } = parseArgs({
     args,
     options: {
+      help: { type: 'boolean', short: 'h' },
       port: { type: 'string' },
       'queued-ms': { type: 'string' },
       'run-ms': { type: 'string' },
@@ -38,40 +48,35 @@ function parseCliOptions(args: string[]): EmulatorOptions {
       'deploy-ms': { type: 'string' },
       'deploy-fault': { type: 'string' },
       github: { type: 'boolean' },
+      'github-port': { type: 'string' },
       'github-fault': { type: 'string', multiple: true }
     },
     strict: true
   });
-  return {
-    port: numberFlag('port', values.port) ?? 4010,
-    apiKey: values['api-key'] ?? DEFAULT_API_KEY,
-    linkTtlSeconds: numberFlag('link-ttl', values['link-ttl']),
-    profile: {
-      queuedMs: numberFlag('queued-ms', values['queued-ms']),
-      runMs: numberFlag('run-ms', values['run-ms']),
-      pageCount: numberFlag('page-count', values['page-count']),
-      failAt: numberFlag('fail-at', values['fail-at'])
-    },
-    feedback: sampleFeedback(Date.now()),
-    deployments: { branch: values['deploy-branch'], deployMs: numberFlag('deploy-ms', values['deploy-ms']) }
-  };
-}
-
-/** --github and its faults: checked here, before anything starts. */
-function githubFlags(args: string[]): { github: boolean; faults: GitHubFault[] } {
-  const { values } = parseArgs({ args, options: { github: { type: 'boolean' }, 'github-fault': { type: 'string', multiple: true } }, strict: false });
-  const faults = ((values['github-fault'] ?? []) as string[]).map(parseGitHubFault);
-  if (faults.length > 0 && !values.github) throw new Error('--github-fault needs --github');
-  return { github: values.github === true, faults };
-}
-
-/** --deploy-fault: checked here, armed once the emulator runs. */
-function deployFault(args: string[]): DeploymentFault | undefined {
-  const { values } = parseArgs({ args, options: { 'deploy-fault': { type: 'string' } }, strict: false });
   const fault = values['deploy-fault'];
-  if (fault === undefined) return undefined;
-  if (typeof fault !== 'string' || !DEPLOYMENT_FAULTS.includes(fault as DeploymentFault)) throw new Error(`--deploy-fault expects one of ${DEPLOYMENT_FAULTS.join(', ')}, got "${String(fault)}"`);
-  return fault as DeploymentFault;
+  if (fault !== undefined && !DEPLOYMENT_FAULTS.includes(fault as DeploymentFault)) throw new Error(`--deploy-fault expects one of ${DEPLOYMENT_FAULTS.join(', ')}, got "${fault}"`);
+  const githubFaults = (values['github-fault'] ?? []).map(parseGitHubFault);
+  if (githubFaults.length > 0 && !values.github) throw new Error('--github-fault needs --github');
+  if (values['github-port'] !== undefined && !values.github) throw new Error('--github-port needs --github');
+  return {
+    help: values.help === true,
+    platform: {
+      port: numberFlag('port', values.port) ?? 4010,
+      apiKey: values['api-key'] ?? DEFAULT_API_KEY,
+      linkTtlSeconds: numberFlag('link-ttl', values['link-ttl']),
+      profile: {
+        queuedMs: numberFlag('queued-ms', values['queued-ms']),
+        runMs: numberFlag('run-ms', values['run-ms']),
+        pageCount: numberFlag('page-count', values['page-count']),
+        failAt: numberFlag('fail-at', values['fail-at'])
+      },
+      feedback: sampleFeedback(Date.now()),
+      // Unset flags stay undefined: the deployments keep their own defaults for them.
+      deployments: { branch: values['deploy-branch'], deployMs: numberFlag('deploy-ms', values['deploy-ms']) }
+    },
+    deployFault: fault as DeploymentFault | undefined,
+    github: values.github ? { port: numberFlag('github-port', values['github-port']) ?? 0, faults: githubFaults } : undefined
+  };
 }
 
 /** The repository the GitHub emulator starts with, so config-path can be tried at once. */
@@ -86,16 +91,25 @@ staticExport:
 // Starts the emulators from flags and returns them with the lines the CLI prints.
 export async function startFromArgs(args: string[]): Promise<{ emulator: PlatformEmulator; github?: GitHubEmulator; banner: string }> {
   const options = parseCliOptions(args);
-  const fault = deployFault(args);
-  const githubOptions = githubFlags(args);
-  const emulator = await startPlatformEmulator(options);
-  if (fault) emulator.deployments.arm(fault);
+  const emulator = await startPlatformEmulator(options.platform);
+  if (options.deployFault) emulator.deployments.arm(options.deployFault);
   // Print only the well-known test key; a key passed by flag stays off the console.
-  const keyNote = options.apiKey === DEFAULT_API_KEY ? DEFAULT_API_KEY : 'the one given by --api-key';
-  const lines = [`Platform emulator listening on ${emulator.url} (admin key: ${keyNote})`];
-  if (!githubOptions.github) return { emulator, banner: lines[0]! };
-  const github = await startGitHubEmulator();
+  const keyNote = options.platform.apiKey === DEFAULT_API_KEY ? DEFAULT_API_KEY : 'the one given by --api-key';
+  const deployed = emulator.deployments.settings.branch;
+  const lines = [
+    `Platform emulator listening on ${emulator.url} (admin key: ${keyNote})`,
+    `  it deploys ${deployed}: a push run wants GITHUB_REF=refs/heads/${deployed} (--deploy-branch changes it), and project-id: any id`
+  ];
+  if (!options.github) return { emulator, banner: lines.join('\n') };
+  let github: GitHubEmulator;
+  try {
+    github = await startGitHubEmulator({ port: options.github.port });
+  } catch (error) {
+    await emulator.close();
+    throw error;
+  }
   github.createRepo(DEMO_REPOSITORY, { 'deploy/values.yaml': DEMO_VALUES });
+  const githubOptions = options.github;
   for (const armed of githubOptions.faults) github.addFault(armed);
   lines.push(
     `GitHub REST emulator listening on ${github.url}`,
@@ -107,7 +121,15 @@ export async function startFromArgs(args: string[]): Promise<{ emulator: Platfor
 }
 
 async function main(): Promise<void> {
-  if (process.argv.includes('--help')) {
+  const args = process.argv.slice(2);
+  let help: boolean;
+  try {
+    help = parseCliOptions(args).help;
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    process.exit(2);
+  }
+  if (help) {
     console.log(`${USAGE}\nFaults are switched at runtime: POST /_emulator/faults with {"route":"status","kind":"503"}\n(routes: ${ROUTE_NAMES.join(', ')}; kinds: ${FAULT_KINDS.join(', ')}).\nPushes and deployment faults: POST /_emulator/deployment with {"push":{"branch":"main","sha":"<40 hex>"}} or {"fault":"failure","times":1}.\n\n` +
         `--github also starts the GitHub REST emulator (prints GITHUB_API_URL), with ${DEMO_REPOSITORY} holding deploy/values.yaml.\n` +
         `--github-fault KIND@CALL[*TIMES][=VALUE] (repeatable) arms a fault at a call number (1 = the first call) or at an operation:\n` +
@@ -117,9 +139,11 @@ async function main(): Promise<void> {
   }
   let started: Awaited<ReturnType<typeof startFromArgs>>;
   try {
-    started = await startFromArgs(process.argv.slice(2));
+    started = await startFromArgs(args);
   } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    // A port in use is the likely cause here: say which, without the usage.
+    const busy = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (another emulator may still be running; stop it or choose another --port / --github-port)' : '';
+    console.error(`${error instanceof Error ? error.message : String(error)}${busy}\n${busy ? '' : USAGE}`);
     process.exit(2);
   }
   console.log(started.banner);

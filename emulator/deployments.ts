@@ -47,7 +47,9 @@ export class Deployments {
 
   constructor(clock: () => number, settings: Partial<DeploymentSettings> = {}) {
     this.clock = clock;
-    this.settings = { branch: 'main', deployMs: 1500, initialSha: fakeSha('initial'), ...settings };
+    // A setting given as undefined (an unset command-line flag) keeps its default.
+    const given = Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
+    this.settings = { branch: 'main', deployMs: 1500, initialSha: fakeSha('initial'), ...given };
     this.heads.set(this.settings.branch, [[-Infinity, { sha: this.settings.initialSha, ref: this.settings.branch, message: 'Initial docs' }]]);
   }
 

@@ -405,9 +405,13 @@ function route(method: string, rest: string): { route: Route; params: string[] }
   return undefined;
 }
 
-export async function startGitHubEmulator(options: Partial<Policy> = {}): Promise<GitHubEmulator> {
+/** `port`: a fixed port for scripts that start it beside a workflow (0 or none: any free port). */
+export async function startGitHubEmulator({ port = 0, ...options }: Partial<Policy> & { port?: number } = {}): Promise<GitHubEmulator> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const state = new GitHubState(url, options);
   const requests: { method: string; path: string; status: number }[] = [];

@@ -43,6 +43,11 @@ export function formatInstant(iso: string, now = Date.now()): string {
   return delta >= 0 ? `${text} (in ${formatDuration(delta)})` : `${text} (${formatDuration(-delta)} ago)`;
 }
 
+/** A count with its noun: "1 page", "2 pages" (`many` for a plural that is not one + s). */
+export function formatCount(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
 /** Text placed inside the job summary's HTML. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);

@@ -2,6 +2,8 @@
 // workflow), a line that says what is left running on the server, and an exit once the work is
 // done, so idle keep-alive sockets never hold the step open.
 import * as core from '@actions/core';
+import { appendFileSync } from 'node:fs';
+import { escapeHtml } from './format.ts';
 
 export class Cancellation {
   readonly controller = new AbortController();
@@ -13,6 +15,17 @@ export class Cancellation {
   get signal(): AbortSignal {
     return this.controller.signal;
   }
+
+  /** A job now runs on the server: a cancel from here on says so and still sets the outputs that name it. */
+  jobGoesOn(note: string, outputs: Record<string, string>): void {
+    this.note = note;
+    Object.assign(this.outputs, outputs);
+  }
+}
+
+/** What every wait in a step shares: its schedule's limits, the step's cancel signal, and the step's log. */
+export function stepWait<Limits>(cancellation: Cancellation, limits: Limits): { limits: Limits; signal: AbortSignal; log: (line: string) => void } {
+  return { limits, signal: cancellation.signal, log: (line) => core.info(line) };
 }
 
 /**
@@ -28,6 +41,10 @@ export async function runAction(run: (cancellation: Cancellation) => Promise<voi
     if (cancellation.signal.aborted) return;
     core.info(`Received ${signal}. ${cancellation.note}`);
     for (const [name, value] of Object.entries(cancellation.outputs)) core.setOutput(name, value);
+    // The summary is where a person looks after a run: a cancelled one says what it left behind.
+    // Written at once: the step may be ended before an asynchronous write lands.
+    const summaryFile = process.env.GITHUB_STEP_SUMMARY;
+    if (summaryFile) appendFileSync(summaryFile, `<h3>Cancelled</h3>\n<p>${escapeHtml(`The step received ${signal}. ${cancellation.note}`)}</p>\n`);
     process.exitCode = 1;
     cancellation.controller.abort(new CancelledError(signal));
     setTimeout(() => process.exit(1), cancelGraceMs(signal)).unref();

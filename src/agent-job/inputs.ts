@@ -22,7 +22,7 @@ export function readAgentJobInputs(): AgentJobInputs {
   const prompt = core.getInput(Input.Prompt).trim();
   let plan: AgentPlan;
   if (jobId !== '' && prompt !== '') {
-    throw new InputError(Input.JobId, 'and prompt are both set. Give prompt to start a new agent job, or job-id to wait on one already started, not both.');
+    throw new InputError(Input.JobId, `'${jobId}' is set, and so is prompt: a step either starts an agent job (prompt) or waits on one already started (job-id). Remove one of the two.`);
   } else if (jobId !== '') {
     if (/[\s/]/.test(jobId)) throw new InputError(Input.JobId, `'${jobId}' is not an agent job id: it has a space or a slash.`);
     plan = { follow: jobId };

@@ -9,7 +9,7 @@ import { writeAgentFailureSummary, writeAgentSummary } from './summary.ts';
 import type { AgentJob } from '../platform/agent.ts';
 import { AgentJobOutput as Output } from '../action/constants.ts';
 import { platformClient } from '../action/platform-inputs.ts';
-import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
+import { Cancellation, CancelledError, readInputs, stepWait } from '../action/runtime.ts';
 import { Deadline } from '../action/deadline.ts';
 
 /** A create answered 429 with a Retry-After longer than this fails at once and says when to retry. */
@@ -27,13 +27,10 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     const result = await runAgentJob(client, inputs.plan, {
       projectId: inputs.projectId,
       timeoutMs: inputs.timeoutMs,
-      limits: inputs.limits,
-      signal: cancellation.signal,
-      log: (line) => core.info(line),
+      ...stepWait(cancellation, inputs.limits),
       onJob: (id) => {
         jobId = id;
-        cancellation.note = `The agent job ${id} goes on on the server; a later run can wait on it with job-id: ${id}.`;
-        cancellation.outputs[Output.JobId] = id;
+        cancellation.jobGoesOn(`The agent job ${id} goes on on the server; a later run can wait on it with job-id: ${id}.`, { [Output.JobId]: id });
       }
     });
     setOutputs(result.job);

@@ -52,6 +52,13 @@ export function feedbackRange(inputs: { fromName: string; from: string; toName: 
   if (from >= to) {
     const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
     const fromDay = Math.floor(from / DAY_MS) * DAY_MS;
+    // date-to before date-from is a swap, not a one-day range: say so instead of offering the next day.
+    if (from > to) {
+      throw new InputError(
+        inputs.toName,
+        `'${inputs.to.trim()}' is before ${inputs.fromName} '${inputs.from.trim()}': the dates look swapped. Set ${inputs.fromName}: ${day(to)} and ${inputs.toName}: ${day(fromDay)}.`
+      );
+    }
     throw new InputError(
       inputs.toName,
       `'${inputs.to.trim() || day(to)}' is not after ${inputs.fromName} '${inputs.from.trim()}'. ${inputs.toName} is exclusive: to include ${day(fromDay)}, set it to ${day(fromDay + DAY_MS)}.`

@@ -11,6 +11,7 @@ import { writeFeedbackSummary } from './summary.ts';
 import { platformClient } from '../action/platform-inputs.ts';
 import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
 import { Deadline } from '../action/deadline.ts';
+import { formatCount } from '../action/format.ts';
 
 export async function run(cancellation = new Cancellation()): Promise<void> {
   const inputs = readInputs(readFeedbackInputs);
@@ -42,8 +43,8 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     core.setOutput(Output.ReportPath, files.jsonPath);
     core.setOutput(Output.CsvPath, files.csvPath);
     core.info(
-      `${totals.pages} pages, ${totals.total} feedback entries (${totals.thumbsDown} thumbs down, ${totals.thumbsUp} up, ${totals.code} on code snippets), ` +
-        `from ${collection.parts} ${collection.parts === 1 ? 'date range' : 'date ranges'}; ${collection.requests} of ${inputs.maxRequests} requests used. Report: ${files.jsonPath}`
+      `${formatCount(totals.pages, 'page')}, ${formatCount(totals.total, 'feedback entry', 'feedback entries')} (${totals.thumbsDown} thumbs down, ${totals.thumbsUp} up, ${totals.code} on code snippets), ` +
+        `from ${formatCount(collection.parts, 'date range')}; ${collection.requests} of ${inputs.maxRequests} requests used. Report: ${files.jsonPath}`
     );
     if (!report.complete) {
       const where = report.incomplete.map((range) => `${range.dateFrom} → ${range.dateTo} (${range.reason})`).join('; ');

@@ -142,7 +142,9 @@ export async function readBaseFile(octokit: Octokit, repo: Repo, path: string, b
     // A missing ref also comes from a missing repository: tell the two apart.
     await step('read the repository', repo, () => octokit.rest.repos.get({ ...repo }), { notFound: repoNotFound(repo) });
     throw new PullRequestError(
-      `Could not read base branch ${branch} in ${repo.owner}/${repo.repo}: the branch does not exist; check the base branch given to the action`,
+      baseBranch === undefined
+        ? `Could not read ${repo.owner}/${repo.repo}'s default branch ${branch}: it does not exist (an empty repository has none). Push a first commit, or set base-branch to the branch that holds the values file.`
+        : `Could not read base branch ${branch} in ${repo.owner}/${repo.repo}: no such branch. Check base-branch: it names the branch that holds the values file and that the pull request targets.`,
       404
     );
   }

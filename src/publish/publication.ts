@@ -40,7 +40,9 @@ export class DeploymentFailedError extends Error {
     const what = deployment.commit ? `of ${deployment.commit.sha.slice(0, 7)} from ${deployment.commit.ref}` : pushed ? `of ${pushed.branch}` : '';
     super(
       `The platform's deployment ${what} failed: ${deployment.summary ?? 'it gave no summary'}. Nothing was exported, so no stale bundle is proposed. ` +
-        'Fix what its log names (see the job summary) and push again.'
+        (deployment.logs.length
+          ? "Fix what the deployment's last log lines (below) name, then push again."
+          : "The deployment gave no log: open the project's deployments in the platform's dashboard, fix what it shows, then push again.")
     );
     this.name = 'DeploymentFailedError';
     this.deployment = deployment;

@@ -23,7 +23,7 @@ import { InputError } from '../action/inputs.ts';
 import { platformClient } from '../action/platform-inputs.ts';
 import { ARCHIVE_PATH_NEEDED, type PublishInputs, readPublishInputs } from './inputs.ts';
 import { type Validity, checkValidity, renewalPlan } from './renewal.ts';
-import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
+import { Cancellation, CancelledError, readInputs, stepWait } from '../action/runtime.ts';
 import { type DownloadedSite, writeFailureSummary, writeHostedSummary, writePublishSummary, writeSkipSummary } from './summary.ts';
 import { Deadline } from '../action/deadline.ts';
 import { type Comparison, DeploymentFailedError, LOG_LINES_SHOWN, type Publication, waitForPublication } from './publication.ts';
@@ -66,7 +66,6 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
         await reportSkip(current, validity, inputs);
         return;
       }
-      core.setOutput(Output.Skipped, 'false');
     }
     if (inputs.durable && octokit) {
       await proposeHostedUrl(client, octokit, inputs, current!, deadline, cancellation, (diff) => (contentDiff = diff));
@@ -80,9 +79,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
       published = await waitForPublication(client, {
         ...inputs.publication,
         deadline,
-        limits: inputs.limits,
-        signal: cancellation.signal,
-        log: (line) => core.info(line),
+        ...stepWait(cancellation, inputs.limits),
         compare: inputs.publication.github && compareOnGitHub(inputs.publication.github, inputs.requestTimeoutMs, deadline, cancellation)
       });
       core.setOutput(Output.DocsCommit, published.sha);
@@ -90,13 +87,10 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     exported = await runExport(client, plan, {
       // What is left of the step's timeout after the wait for the deployment.
       timeoutMs: deadline.remaining(),
-      limits: inputs.limits,
-      signal: cancellation.signal,
-      log: (line) => core.info(line),
+      ...stepWait(cancellation, inputs.limits),
       onJob: (id) => {
         jobId = id;
-        cancellation.note = `The export job ${id} goes on on the server; a later run can pick it up with job-id: ${id}.`;
-        cancellation.outputs[Output.JobId] = id;
+        cancellation.jobGoesOn(`The export job ${id} goes on on the server; a later run can pick it up with job-id: ${id}.`, { [Output.JobId]: id });
         const unnamed = unnamedJobs(client, id);
         if (unnamed) core.warning(unnamed);
       }
@@ -153,6 +147,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
       configured: inputs.config !== undefined,
       deploymentLog,
       unnamedJobs: jobId ? unnamedJobs(client, jobId) : undefined,
+      jobGoesOn: exportTimeout(error) !== undefined,
       contentDiff: error instanceof ContentGateError ? contentDiffSection(contentDiff) : undefined
     });
   } finally {
@@ -219,7 +214,8 @@ async function download(
     core.setOutput(Output.BundlePath, downloaded.path);
     core.setOutput(Output.BundleFiles, String(downloaded.files));
   }
-  const site = target && { path: target.given, files: downloaded.files, unpackedBytes: downloaded.unpackedBytes, archiveBytes: downloaded.bytes, sha256: downloaded.sha256 };
+  const kept = downloaded.kept && { path: inputs.keepArchive!.given, bytes: downloaded.kept.bytes, sha256: downloaded.kept.sha256 };
+  const site = (target || kept) && { path: target?.given, kept, files: downloaded.files, unpackedBytes: downloaded.unpackedBytes, archiveBytes: downloaded.bytes, sha256: downloaded.sha256 };
   if (downloaded.kept) {
     core.setOutput(Output.ArchivePath, downloaded.kept.path);
     core.setOutput(Output.ArchiveSha256, downloaded.kept.sha256);

@@ -15,10 +15,12 @@ export interface ConfigSummary {
   update: ConfigUpdate;
 }
 
-/** What download-path unpacked, for the summary. */
+/** What download-path unpacked and keep-archive kept, for the summary. */
 export interface DownloadedSite {
-  /** The path as the user gave it. */
-  path: string;
+  /** The path as the user gave it; undefined when only keep-archive was set. */
+  path?: string;
+  /** The archive keep-archive kept, as the user named it. */
+  kept?: { path: string; bytes: number; sha256: string };
   files: number;
   unpackedBytes: number;
   archiveBytes: number;
@@ -53,7 +55,14 @@ export async function writePublishSummary(
     .addRaw('<p>The full link is in the <code>bundle-url</code> output; download it before it expires, or run again with <code>job-id</code> for a fresh one.</p>', true);
   if (shortLink) core.summary.addRaw(`<p>⚠️ <strong>This link may not outlive the review.</strong> ${escapeHtml(shortLink.message)}</p>`, true);
   if (result.unnamedJobs) core.summary.addRaw(`<p>${escapeHtml(result.unnamedJobs)}</p>`, true);
-  if (site) {
+  if (site?.kept) {
+    core.summary.addHeading('Kept archive', 3).addTable([
+      [{ data: 'Path', header: true }, `<code>${escapeHtml(site.kept.path)}</code> (the <code>archive-path</code> output), checked and unpacked before it was kept`],
+      [{ data: 'Size', header: true }, formatBytes(site.kept.bytes)],
+      [{ data: 'SHA-256', header: true }, `<code>${site.kept.sha256}</code>, also in <code>${escapeHtml(site.kept.path)}.sha256</code>`]
+    ]);
+  }
+  if (site?.path !== undefined) {
     core.summary.addHeading('Downloaded site', 3).addTable([
       [{ data: 'Path', header: true }, `<code>${escapeHtml(site.path)}</code> (the <code>bundle-path</code> output)`],
       [{ data: 'Files', header: true }, `${site.files.toLocaleString('en-US')} (${formatBytes(site.unpackedBytes)})`],
@@ -123,6 +132,8 @@ export async function writeFailureSummary(failure: {
   unnamedJobs?: string;
   /** What the content gate refused, as Markdown. */
   contentDiff?: string;
+  /** True when the step stopped waiting but the export job goes on on the server (a timeout). */
+  jobGoesOn?: boolean;
 }): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   const rows = [];
@@ -187,10 +198,13 @@ export async function writeSkipSummary(
 }
 
 /** What the failure means for the user, said only of what the step was set up to do. */
-function failureConsequence(failure: { exported?: boolean; configured?: boolean }): string {
+function failureConsequence(failure: { exported?: boolean; configured?: boolean; jobGoesOn?: boolean }): string {
   if (failure.exported) {
     const link = 'The export is done, but what came after it failed (see above). The bundle link is in the <code>bundle-url</code> output.';
     return failure.configured ? `${link} No pull request was opened or changed after the failure; the deployment keeps serving its current bundle.` : link;
   }
-  return failure.configured ? 'No configuration was changed: the deployment keeps serving its current bundle.' : 'Nothing was exported; run the step again once the cause is fixed.';
+  const unchanged = failure.configured ? ' No configuration was changed: the deployment keeps serving its current bundle.' : '';
+  // A timed-out job may still finish: "run again" would start a second export of the same docs.
+  if (failure.jobGoesOn) return `The export may still finish on the server; this step stopped waiting for it.${unchanged}`;
+  return unchanged ? unchanged.trim() : 'Nothing was exported; run the step again once the cause is fixed.';
 }

@@ -235,6 +235,35 @@ function keyLine(text: string, pair: Pair): number | undefined {
   return isNode(pair.key) && pair.key.range ? lineAt(text, pair.key.range[0]) : undefined;
 }
 
+/** A setting the block inherits through a merge key (`<<: *defaults`), as Helm reads it; undefined when none. */
+function inheritedValue(doc: Document, map: YAMLMap, name: string): unknown {
+  for (const pair of map.items) {
+    if (!isScalar(pair.key) || (pair.key.source ?? pair.key.value) !== '<<') continue;
+    // The first source that has the setting wins, as in YAML's merge rules.
+    for (const source of isSeq(pair.value) ? pair.value.items : [pair.value]) {
+      const block = isAlias(source) ? source.resolve(doc) : source;
+      const found = isMap(block) ? findPair(block, name) : undefined;
+      if (found && isScalar(found.value)) return found.value.value;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A key on the way to the settings holds a value instead of a block: name config-key, which chose the
+ * path, and when it ends in a setting's own name, the block it should name instead.
+ */
+function notABlock(path: string[], depth: number, holds: string): string {
+  const at = path.slice(0, depth + 1).join('.');
+  const key = path.join('.');
+  const last = path.at(-1)!;
+  const setting = depth === path.length - 1 && path.length > 1 && ['bundleUrl', 'enabled', 'version'].includes(last);
+  const fix = setting
+    ? `config-key names the block that holds the settings, not a setting: set config-key to ${path.slice(0, -1).join('.')}.`
+    : `config-key (${key}) names the block to edit: write "${at}" as a block of settings, or set config-key to the block that holds bundleUrl.`;
+  return `"${at}" is ${holds}, not a block of settings. ${fix}`;
+}
+
 function findPair(map: YAMLMap, key: string): Pair | undefined {
   return map.items.find((pair) => isScalar(pair.key) && pair.key.value === key);
 }
@@ -265,7 +294,8 @@ function locateYaml({ file, text, doc }: ParsedYaml, path: string[]): YamlPlace 
       );
     }
     if (!isMap(value)) {
-      throw new ConfigFileError(file, `"${path.slice(0, i + 1).join('.')}" is not a mapping`, keyLine(text, pair));
+      const holds = isSeq(value) ? 'a list' : isScalar(value) ? `a ${typeof value.value === 'boolean' ? 'true/false' : typeof value.value}` : 'not a mapping';
+      throw new ConfigFileError(file, notABlock(path, i, holds), keyLine(text, pair));
     }
     map = value;
   }
@@ -287,7 +317,7 @@ function patchYaml(file: string, text: string, path: string[], wanted: Setting[]
       const value = pair?.value;
       if (pair === undefined) {
         missing.push([name, after]);
-        changes.push({ key, before: undefined, after });
+        changes.push({ key, before: inheritedValue(yaml.doc, place.map, name), after });
       } else if (!isScalar(value)) {
         throw new ConfigFileError(file, `"${key}" is not a single value`, keyLine(text, pair));
       } else if (value.value !== after) {
@@ -502,7 +532,8 @@ function locateJson(
     const child = node === undefined ? undefined : findNodeAtLocation(node, [path[i]]);
     if (child === undefined || child.type === 'null') return { block: undefined, depth: i };
     if (child.type !== 'object') {
-      throw new ConfigFileError(file, `"${path.slice(0, i + 1).join('.')}" is not an object`, lineAt(text, child.offset));
+      const holds = child.type === 'array' ? 'a list' : child.type === 'boolean' ? 'a true/false' : `a ${child.type}`;
+      throw new ConfigFileError(file, notABlock(path, i, holds), lineAt(text, child.offset));
     }
     node = child;
   }

@@ -1,0 +1,118 @@
+// The README is read once by a newcomer, and docs/ holds the rest: the README stays short with a table
+// of contents, every input and output of the three action.yml files is in its action's table (read
+// from action.yml now, so a new input needs a row), every figure is what scripts/docs.ts writes from
+// dist/ and the committed measurements, and every link between the pages leads somewhere.
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import { parse } from 'yaml';
+import { DOCUMENTS, STARTUP_MEASUREMENT, VALUES_MEASUREMENT, WAITING_MEASUREMENT, bundleSizes, computeFigures, renderBlocks, startupTimes } from '../scripts/docs.ts';
+
+const readme = readFileSync('README.md', 'utf8');
+const ACTIONS = ['action.yml', 'agent-job/action.yml', 'feedback/action.yml'];
+/** Pages other branches add (the content diff, issue 25; the screenshot, issue 28). */
+const ADDED_ELSEWHERE = ['docs/content-diff.md', 'docs/images/pull-request-body.png'];
+
+/** GitHub's anchor for a heading. */
+const anchorOf = (heading: string) =>
+  heading
+    .replace(/^#+\s*/, '')
+    .toLowerCase()
+    .replace(/[^\w\- ]/g, '')
+    .replace(/ /g, '-');
+
+/** The rows' first cells between a block's markers: the names the table documents. */
+function namesIn(kind: 'inputs' | 'outputs', file: string): string[] {
+  const block = new RegExp(`<!-- ${kind}: ${file.replace(/[./]/g, '\\$&')} -->\\n([\\s\\S]*?)<!-- /${kind} -->`).exec(readme);
+  if (!block) throw new Error(`the README has no ${kind} table for ${file}`);
+  return [...block[1]!.matchAll(/^\| `([\w-]+)` \|/gm)].map((match) => match[1]!);
+}
+
+describe('the README', () => {
+  it('fits in a first read: under 350 lines', () => {
+    expect(readme.split('\n').length).toBeLessThan(350);
+  });
+
+  it('opens with a table of contents that links every section', () => {
+    const sections = [...readme.matchAll(/^## (.+)$/gm)].map((match) => match[1]!).filter((title) => title !== 'Contents');
+    const contents = /## Contents\n\n((?:- .+\n)+)/.exec(readme)?.[1] ?? '';
+    expect(sections.length).toBeGreaterThanOrEqual(5);
+    for (const title of sections) expect([title, contents.includes(`](#${anchorOf(title)})`)]).toEqual([title, true]);
+  });
+
+  it.each(ACTIONS)('has a row for every input and output %s declares', (file) => {
+    const action = parse(readFileSync(file, 'utf8')) as { inputs: Record<string, unknown>; outputs: Record<string, unknown> };
+    expect(namesIn('inputs', file).sort()).toEqual(Object.keys(action.inputs).sort());
+    expect(namesIn('outputs', file).sort()).toEqual(Object.keys(action.outputs).sort());
+  });
+
+  it('says what the reviewer sees, with the content diff and the pull request picture', () => {
+    const section = /## What the reviewer sees\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? '';
+    expect(section).toContain('](docs/content-diff.md)');
+    expect(section).toContain('![The pull request a push run opens](docs/images/pull-request-body.png)');
+  });
+
+  it('gives the two commands and the three workflows', () => {
+    expect(readme).toContain('npm ci && npm run demo');
+    expect(readme).toContain('npm test');
+    for (const name of ['Publish docs', 'Renew docs link', 'Docs bundle, hosted in our bucket']) expect(readme).toContain(`\`\`\`yaml\nname: ${name}\n`);
+  });
+});
+
+describe('figures and tables written by scripts/docs.ts', () => {
+  let figures: Record<string, string>;
+  beforeAll(async () => {
+    figures = await computeFigures();
+  });
+
+  it.each(DOCUMENTS)('%s holds what the script writes now (else: npm run docs)', (file) => {
+    expect(renderBlocks(readFileSync(file, 'utf8'), figures).stale).toEqual([]);
+  });
+
+  it('measures the bundle sizes from dist/ and quotes the start-up times from the committed measurement', () => {
+    const measured = JSON.parse(readFileSync(STARTUP_MEASUREMENT, 'utf8')) as { medianMs: Record<string, number> };
+    expect(startupTimes()).toContain(`: ${measured.medianMs['dist/index.js']} ms on Node`);
+    const rootBytes = readFileSync('dist/index.js').length;
+    expect(bundleSizes()).toContain(`${(rootBytes / 1024 / 1024).toFixed(2)} MB for the root action's bundle`);
+    // Both are in the docs, between their markers.
+    const comparison = readFileSync('docs/comparison.md', 'utf8');
+    expect(comparison).toContain(startupTimes());
+    expect(comparison).toContain(bundleSizes());
+  });
+
+  it('quotes the emulator table from the committed measurement, and recomputes the seeded fake-clock tables', () => {
+    const measured = JSON.parse(readFileSync(WAITING_MEASUREMENT, 'utf8')) as { rows: { profile: string; action: { requests: number } }[] };
+    const comparison = readFileSync('docs/comparison.md', 'utf8');
+    for (const row of measured.rows) expect(comparison).toContain(`| ${row.profile} | ${row.action.requests} · `);
+    for (const name of ['waiting-emulator', 'waiting-side-by-side', 'waiting-trade-off']) expect(comparison).toContain(`<!-- figures: ${name} -->\n${figures[name]}\n<!-- /figures -->`);
+  });
+
+  it('quotes the values-file edit times from the committed measurement', () => {
+    const measured = JSON.parse(readFileSync(VALUES_MEASUREMENT, 'utf8')) as { files: { coldMs: number; medianMs: number }[] };
+    expect(readFileSync('docs/comparison.md', 'utf8')).toContain(`took ${measured.files[0]!.coldMs} ms and later ones ${measured.files[0]!.medianMs} ms`);
+  });
+
+  it('finds a figure edited by hand stale', () => {
+    const text = readFileSync('docs/comparison.md', 'utf8').replace(/(<!-- figures: bundle-sizes -->\n[^\n]*?)\d\.\d\d MB/, '$19.99 MB');
+    expect(renderBlocks(text, figures).stale).toEqual(['figures: bundle-sizes']);
+  });
+});
+
+describe('links between the pages', () => {
+  it.each(DOCUMENTS)('%s links only to files and headings that exist', (file) => {
+    const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '');
+    const broken: string[] = [];
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target!)) continue;
+      const [path, anchor] = target!.split('#');
+      const resolved = path ? normalize(join(dirname(file), path)) : file;
+      if (ADDED_ELSEWHERE.includes(resolved)) continue;
+      if (!existsSync(resolved)) broken.push(target!);
+      else if (anchor && resolved.endsWith('.md')) {
+        const headings = [...readFileSync(resolved, 'utf8').matchAll(/^#+ .+$/gm)].map((match) => anchorOf(match[0]));
+        if (!headings.includes(anchor)) broken.push(target!);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+});

@@ -1,0 +1,196 @@
+// An emulator of the runner for a whole job: runs a workflow's steps the way the runner would, on
+// this machine. `run:` steps go to bash with the runner's variables and a GITHUB_OUTPUT file; steps
+// that use one of this repository's actions (`uses: ./`, `./agent-job`, `./feedback`, or
+// `<owner>/<repo>…` in the README's recipes) run its built bundle as a separate process through
+// runner.ts, with the action.yml defaults the runner would give; `${{ … }}` is filled from the
+// earlier steps' outputs and what the caller knows (secrets, vars, github.*).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { type ActionRun, runAction } from './runner.ts';
+
+export interface WorkflowStep {
+  id?: string;
+  name?: string;
+  uses?: string;
+  run?: string;
+  if?: string;
+  with?: Record<string, unknown>;
+  env?: Record<string, unknown>;
+}
+
+export interface WorkflowJob {
+  env?: Record<string, unknown>;
+  steps: WorkflowStep[];
+}
+
+export interface Workflow {
+  name?: string;
+  /** The events that trigger it, by name. */
+  events: string[];
+  jobs: Record<string, WorkflowJob>;
+}
+
+export function parseWorkflow(text: string): Workflow {
+  const parsed = parse(text) as { name?: string; on: unknown; jobs: Record<string, WorkflowJob> };
+  const on = parsed.on;
+  const events = typeof on === 'string' ? [on] : Array.isArray(on) ? (on as string[]) : Object.keys(on as object);
+  return { name: parsed.name, events, jobs: parsed.jobs };
+}
+
+/** The repository's own actions, by the folder a `uses:` names. */
+const OWN_ACTION = /^(?:\.\/?|<owner>\/<repo>)(\/?[a-z-]*?)\/?(?:@v\d+)?$/;
+
+/** The action.yml of this repository's action that `uses` names, or undefined for another action. */
+export function ownActionFile(uses: string | undefined): string | undefined {
+  const match = uses === undefined ? null : OWN_ACTION.exec(uses);
+  if (!match) return undefined;
+  return join(match[1]!.replace(/^\//, ''), 'action.yml');
+}
+
+interface ActionFile {
+  runs: { main: string };
+  inputs?: Record<string, { default?: unknown }>;
+}
+
+/** Fills `${{ expression }}` with what `resolveExpression` says; throws on one it does not know. */
+export function fillExpressions(text: string, resolveExpression: (expression: string) => string | undefined): string {
+  return String(text).replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expression: string) => {
+    const value = resolveExpression(expression);
+    if (value === undefined) throw new Error(`the workflow emulator does not know \${{ ${expression} }}`);
+    return value;
+  });
+}
+
+/**
+ * The inputs the runner hands an action: its action.yml defaults, then the step's `with:`, each
+ * filled. Returns the bundle to run too.
+ */
+export function actionInputs(step: WorkflowStep, fill: (value: string) => string): { bundle: string; inputs: Record<string, string> } {
+  const file = ownActionFile(step.uses);
+  if (!file) throw new Error(`${step.uses} is not one of this repository's actions`);
+  const action = parse(readFileSync(file, 'utf8')) as ActionFile;
+  const defaults = Object.entries(action.inputs ?? {}).filter(([, input]) => input.default !== undefined).map(([name, input]) => [name, String(input.default)]);
+  const inputs = Object.fromEntries([...defaults, ...Object.entries(step.with ?? {}).map(([name, value]) => [name, String(value)])].map(([name, value]) => [name!, fill(value!)]));
+  return { bundle: resolve(dirname(file), action.runs.main), inputs };
+}
+
+export interface StepRun {
+  step: WorkflowStep;
+  /** Why the step did not run (another action, a step the test machine has done already, an `if:`). */
+  skipped?: string;
+  code: number | null;
+  outputs: Record<string, string>;
+  log: string;
+  action?: ActionRun;
+}
+
+export interface JobContext {
+  /** The runner's variables: GITHUB_EVENT_NAME, GITHUB_SHA, GITHUB_REF, GITHUB_REPOSITORY… */
+  env: Record<string, string>;
+  /** Values of secrets.*, vars.* and any other expression the workflow uses beyond steps.* and env.*. */
+  known: Record<string, string>;
+  /** Steps this machine has done already, by their `uses:` prefix or `run:` text (checkout, setup-node, npm ci). */
+  prepared?: (step: WorkflowStep) => string | undefined;
+  /** Replaces the job's own `env:` values, e.g. a free port for one the workflow fixes. */
+  jobEnv?: Record<string, string>;
+}
+
+/** The runner's `github.*` context, from its variables. */
+function githubContext(env: Record<string, string>): Record<string, string> {
+  return {
+    'github.event_name': env.GITHUB_EVENT_NAME ?? '',
+    'github.sha': env.GITHUB_SHA ?? '',
+    'github.ref': env.GITHUB_REF ?? '',
+    'github.ref_name': env.GITHUB_REF_NAME ?? '',
+    'github.repository': env.GITHUB_REPOSITORY ?? ''
+  };
+}
+
+/**
+ * Runs a job's steps in order; a failed step skips the rest unless they say `if: failure()` or
+ * `always()`, as the runner does. Background processes a `run:` step leaves are ended afterwards.
+ */
+export async function runJob(job: WorkflowJob, context: JobContext): Promise<StepRun[]> {
+  const workspace = mkdtempSync(join(tmpdir(), 'workflow-job-'));
+  const runs: StepRun[] = [];
+  const groups: number[] = [];
+  const jobEnv = Object.fromEntries(Object.entries(job.env ?? {}).map(([name, value]) => [name, String(value)]));
+  Object.assign(jobEnv, context.jobEnv);
+  const byId: Record<string, Record<string, string>> = {};
+  const github = githubContext(context.env);
+  const resolveExpression = (expression: string): string | undefined => {
+    const output = /^steps\.([\w-]+)\.outputs\.([\w-]+)$/.exec(expression);
+    if (output) return byId[output[1]!]?.[output[2]!] ?? '';
+    const env = /^env\.(\w+)$/.exec(expression);
+    if (env) return jobEnv[env[1]!];
+    return context.known[expression] ?? github[expression];
+  };
+  const fill = (value: string) => fillExpressions(value, resolveExpression);
+  try {
+    let failed = false;
+    for (const step of job.steps) {
+      const condition = step.if?.replace(/^\$\{\{\s*|\s*\}\}$/g, '').trim();
+      const runs_ = condition === 'failure()' ? failed : condition === 'always()' ? true : !failed;
+      if (condition !== undefined && !['failure()', 'always()', 'success()'].includes(condition)) throw new Error(`the workflow emulator does not know if: ${step.if}`);
+      const prepared = context.prepared?.(step);
+      if (!runs_ || prepared || (step.uses && !ownActionFile(step.uses))) {
+        runs.push({ step, skipped: !runs_ ? `if: ${condition ?? 'success()'}` : (prepared ?? `${step.uses} is not this repository's`), code: null, outputs: {}, log: '' });
+        continue;
+      }
+      const stepEnv = { ...jobEnv, ...Object.fromEntries(Object.entries(step.env ?? {}).map(([name, value]) => [name, fill(String(value))])) };
+      let run: StepRun;
+      if (step.uses) {
+        const { bundle, inputs } = actionInputs(step, fill);
+        const action = await runAction(bundle, inputs, { ...context.env, ...stepEnv, GITHUB_WORKSPACE: workspace });
+        run = { step, code: action.code, outputs: action.outputs, log: action.log, action };
+      } else {
+        run = await runShell(fill(step.run ?? ''), { ...context.env, ...stepEnv, GITHUB_WORKSPACE: workspace }, groups);
+        run.step = step;
+      }
+      runs.push(run);
+      if (step.id) byId[step.id] = run.outputs;
+      if (run.code !== 0) failed = true;
+    }
+    return runs;
+  } finally {
+    for (const group of groups) {
+      try {
+        process.kill(-group, 'SIGTERM');
+      } catch {
+        // The group has ended already.
+      }
+    }
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+/** A `run:` step: bash -e, in its own process group so that what it leaves running can be ended. */
+async function runShell(script: string, env: Record<string, string>, groups: number[]): Promise<StepRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'workflow-step-'));
+  const outputFile = join(dir, 'output');
+  writeFileSync(outputFile, '');
+  const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, ...env, GITHUB_OUTPUT: outputFile, RUNNER_TEMP: dir },
+    // The repository's root, as actions/checkout leaves it.
+    cwd: process.cwd(),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe']
+  });
+  groups.push(child.pid!);
+  let log = '';
+  child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  // 'exit', not 'close': a background process keeps the pipes open after the script ends.
+  const code = await new Promise<number | null>((done) => child.once('exit', done));
+  const outputs = Object.fromEntries(
+    readFileSync(outputFile, 'utf8')
+      .split('\n')
+      .filter((line) => /^[\w-]+=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)])
+  );
+  rmSync(dir, { recursive: true, force: true });
+  return { step: {}, code, outputs, log };
+}
