@@ -228,6 +228,25 @@ describe('order and people: never older content, never a dropped commit', () => 
     }
   });
 
+  it('a branch another run has written but not yet opened a pull request from: an older export leaves it alone', async () => {
+    const s = await scenario();
+    try {
+      const older = platform.seedExportJob({ domain: 'docs.example.com', createdAt: Date.now() - 60_000 });
+      const newer = platform.seedExportJob({ domain: 'docs.example.com' });
+      // The newer run, caught between creating the branch and opening its pull request.
+      const newerLink = `${platform.url}/bundles/${newer}/bundle.tar.gz?X-Amz-Date=20261125T000000Z&X-Amz-Expires=604800`;
+      const proposed = VALUES.replace(/bundleUrl: .*/, `bundleUrl: "${newerLink}"`);
+      const head = s.github.commitOnBranch(REPO, BRANCH, { 'deploy/values.yaml': proposed }, `Point the deployment at a new static export (${newer})\n\nProposed-by: static-export-action`);
+      const run = await s.run({ 'job-id': older });
+      expect(run.code).toBe(0);
+      expect(s.github.branchHead(REPO, BRANCH)).toBe(head);
+      expect(run.log).toContain(`Branch ${BRANCH} holds export ${newer}`);
+      expect(s.github.pulls(REPO)).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('a renewal after a push renews the export the pull request proposes, not the base’s older one', async () => {
     const s = await scenario();
     try {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { bundleFormats, defaultSiteFiles } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
@@ -58,7 +58,8 @@ let github: GitHubEmulator;
 let files: StaticFileServer;
 let workspace: string;
 let publish: typeof import('../src/publish/run.ts').run;
-const archive = gzipSync(Buffer.from('a small bundle\n'.repeat(64)));
+// A real site: the hosted step compares the kept archive's pages with production's before proposing it.
+const archive = bundleFormats['tar.gz'].build(defaultSiteFiles('docs.example.com', 3));
 
 beforeAll(async () => {
   // Only Date is faked; it runs on from the timeline's moment, CLOCK_SPEED times faster than real time

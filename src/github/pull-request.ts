@@ -229,6 +229,21 @@ export async function readOpenProposal(octokit: Octokit, repo: Repo, branch: str
   };
 }
 
+/**
+ * The proposal branch when it has no pull request at all, open or closed: another run between
+ * creating the branch and opening its pull request (or one that stopped there). Its file lets the
+ * order rule judge it like an open proposal. Undefined when the branch is absent, or has had a pull
+ * request (then it holds a merged or closed proposal, which a new one replaces).
+ */
+export async function readUnopenedBranch(octokit: Octokit, repo: Repo, branch: string, path: string): Promise<{ headSha: string; text: string | undefined } | undefined> {
+  const headSha = await branchHead(octokit, repo, branch);
+  if (headSha === undefined) return undefined;
+  const head = `${repo.owner}:${branch}`;
+  const { data } = await step(`list closed pull requests for ${head}`, repo, () => octokit.rest.pulls.list({ ...repo, head, state: 'closed', per_page: 1 }));
+  if (data.length > 0) return undefined;
+  return { headSha, text: await fileText(octokit, repo, path, headSha) };
+}
+
 export interface ProposedChange {
   path: string;
   text: string; // the full new file

@@ -6,7 +6,7 @@ import type { Bundle, ExportJob } from '../platform/static-export.ts';
 import { jobIdFromLink, linkExpiry, linkFingerprint, linkPieces } from '../values/link.ts';
 import { ConfigFileError, type SettingChange, readSetting } from '../values/values-file.ts';
 import { formatBytes, formatUtc } from '../action/format.ts';
-import { type BaseFile, type Octokit, type OpenProposal, PullRequestError, type Repo, branchHead, proposeChange, readBaseFile, readOpenProposal } from '../github/pull-request.ts';
+import { type BaseFile, type Octokit, type OpenProposal, PullRequestError, type Repo, branchHead, proposeChange, readBaseFile, readOpenProposal, readUnopenedBranch } from '../github/pull-request.ts';
 import { planProposal } from './reconcile.ts';
 import type { ContentDiff } from '../content/gate.ts';
 import { contentDiffSection } from './content-diff.ts';
@@ -91,9 +91,11 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
     const baseHead = await branchHead(octokit, repo, context.base.branch);
     const file = baseHead === context.base.sha ? context.base : await readConfigFile(octokit, { ...target, baseBranch: context.base.branch });
     const proposal = await readOpenProposal(octokit, repo, target.prBranch, file, target.path);
+    // No pull request yet, but perhaps another run's branch, a moment before it opens one.
+    const unopened = proposal || !context.createdAtOf ? undefined : await readUnopenedBranch(octokit, repo, target.prBranch, target.path);
     const deployedLink = linkIn(target, file.text);
     const facts = { baseBranch: file.branch, deployedLink };
-    const newer = await newerElsewhere(target, published.job, deployedLink, proposal, context.createdAtOf);
+    const newer = await newerElsewhere(target, published.job, deployedLink, proposal, context.createdAtOf, unopened?.text);
     const plan = newer
       ? newer
       : planProposal({
@@ -154,8 +156,20 @@ async function newerElsewhere(
   ours: ExportJob,
   deployedLink: string | undefined,
   proposal: OpenProposal | undefined,
-  createdAtOf?: (jobId: string) => Promise<string | undefined>
+  createdAtOf?: (jobId: string) => Promise<string | undefined>,
+  unopenedText?: string
 ): Promise<{ kind: 'keep'; reason: string } | { kind: 'current' } | undefined> {
+  const unopenedLink = linkIn(target, unopenedText);
+  const opening = unopenedLink ? jobIdFromLink(unopenedLink) : undefined;
+  if (opening && opening !== ours.jobId && createdAtOf) {
+    const openingAt = await createdAtOf(opening);
+    if (openingAt !== undefined && Date.parse(openingAt) > Date.parse(ours.createdAt)) {
+      return {
+        kind: 'keep',
+        reason: `Branch ${target.prBranch} holds export ${opening}, made ${formatUtc(openingAt)}, newer than this run's ${ours.jobId} (made ${formatUtc(ours.createdAt)}), and no pull request yet: another run is opening one. This run left the branch alone, so the review never goes back to older content.`
+      };
+    }
+  }
   const proposedLink = linkIn(target, proposal?.text);
   const theirs = proposedLink ? jobIdFromLink(proposedLink) : undefined;
   const deployed = deployedLink ? jobIdFromLink(deployedLink) : undefined;
