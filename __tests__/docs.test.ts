@@ -6,7 +6,19 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { parse } from 'yaml';
-import { DOCUMENTS, STARTUP_MEASUREMENT, VALUES_MEASUREMENT, WAITING_MEASUREMENT, bundleSizes, computeFigures, renderBlocks, startupTimes } from '../scripts/docs.ts';
+import {
+  DIFF_MEASUREMENT,
+  DOCUMENTS,
+  LIMITS_MEASUREMENT,
+  STARTUP_MEASUREMENT,
+  UNPACK_MEASUREMENT,
+  VALUES_MEASUREMENT,
+  WAITING_MEASUREMENT,
+  bundleSizes,
+  computeFigures,
+  renderBlocks,
+  startupTimes
+} from '../scripts/docs.ts';
 
 const readme = readFileSync('README.md', 'utf8');
 const ACTIONS = ['action.yml', 'agent-job/action.yml', 'feedback/action.yml'];
@@ -92,9 +104,46 @@ describe('figures and tables written by scripts/docs.ts', () => {
     expect(readFileSync('docs/comparison.md', 'utf8')).toContain(`took ${measured.files[0]!.coldMs} ms and later ones ${measured.files[0]!.medianMs} ms`);
   });
 
-  it('finds a figure edited by hand stale', () => {
-    const text = readFileSync('docs/comparison.md', 'utf8').replace(/(<!-- figures: bundle-sizes -->\n[^\n]*?)\d\.\d\d MB/, '$19.99 MB');
-    expect(renderBlocks(text, figures).stale).toEqual(['figures: bundle-sizes']);
+  /** The benchmarks whose figures only a measurement file holds, and the page that quotes each. */
+  const BENCHMARKS = [
+    { name: 'limits', page: 'docs/comparison.md', file: LIMITS_MEASUREMENT },
+    { name: 'unpack', page: 'docs/comparison.md', file: UNPACK_MEASUREMENT },
+    { name: 'diff-cost', page: 'docs/content-diff.md', file: DIFF_MEASUREMENT }
+  ];
+
+  it.each(BENCHMARKS)('quotes $name from $file, which records the machine it ran on', ({ name, page, file }) => {
+    const measured = JSON.parse(readFileSync(file, 'utf8')) as { node: unknown; cores: unknown; load: unknown; runs: unknown };
+    expect([typeof measured.node, typeof measured.cores, typeof measured.load, typeof measured.runs]).toEqual(['string', 'number', 'number', 'number']);
+    expect(figures[name]).toContain(`${measured.cores} cores, load ${measured.load as number}, Node ${measured.node as string}`);
+    expect(readFileSync(page, 'utf8')).toContain(`<!-- figures: ${name} -->\n${figures[name]}\n<!-- /figures -->`);
+  });
+
+  it('writes each benchmark figure from its measurement: the slowest, largest and worst cases', () => {
+    const limits = JSON.parse(readFileSync(LIMITS_MEASUREMENT, 'utf8')) as { files: { ms: number; rssMb: number }[]; sigterm: Record<string, { worstMs: number }> };
+    expect(figures.limits).toContain(`${(limits.files.at(-1)!.ms / 1000).toFixed(2)} s and ${limits.files.at(-1)!.rssMb} MB peak at the 1 MB cap`);
+    expect(figures.limits).toContain(`${(limits.sigterm.reading!.worstMs / 1000).toFixed(2)} s, ${(limits.sigterm.patching!.worstMs / 1000).toFixed(2)} s)`);
+    const unpack = JSON.parse(readFileSync(UNPACK_MEASUREMENT, 'utf8')) as { medianMs: { unpackTarGz: number; tar: number }; memory: { unpackMb: number }[] };
+    expect(figures.unpack).toContain(`unpacking alone ${(unpack.medianMs.unpackTarGz / 1000).toFixed(2)} s against \`tar -xzf\`'s ${(unpack.medianMs.tar / 1000).toFixed(2)} s`);
+    for (const row of unpack.memory) expect(figures.unpack).toContain(`${row.unpackMb} MB for `);
+    const diff = JSON.parse(readFileSync(DIFF_MEASUREMENT, 'utf8')) as { rows: { pages: number; alone: { ms: number }; withDiff: { ms: number; rssMb: number } }[] };
+    expect(diff.rows.map((row) => row.pages)).toEqual([10, 100, 1_000, 2_000]);
+    for (const row of diff.rows) expect(figures['diff-cost']).toContain(`| ${(row.alone.ms / 1000).toFixed(2)} s, `);
+    for (const row of diff.rows) expect(figures['diff-cost']).toContain(`| ${(row.withDiff.ms / 1000).toFixed(2)} s, ${row.withDiff.rssMb} MB |`);
+  });
+
+  it.each([{ name: 'bundle-sizes', page: 'docs/comparison.md' }, ...BENCHMARKS])('finds a figure of $name edited by hand stale', ({ name, page }) => {
+    // The page as the script writes it now (dist/ may be newer than the page), then the block's first digit changed.
+    const text = renderBlocks(readFileSync(page, 'utf8'), figures).text.replace(new RegExp(`(<!-- figures: ${name} -->\\n[^\\d]*)(\\d)`), (_whole, before: string, digit: string) => `${before}${(Number(digit) + 1) % 10}`);
+    expect(renderBlocks(text, figures).stale).toEqual([`figures: ${name}`]);
+  });
+
+  /** Limits the code sets (the cap of a values file, of an answer; the landing margin) and the example pull request's bundle. */
+  const NOT_MEASURED = ['250 ms', '1 MB', '64 KB', '16 KB', '18 MB'];
+
+  it.each(DOCUMENTS)('%s quotes no measured time, size or ratio outside the blocks the script writes', (file) => {
+    const prose = readFileSync(file, 'utf8').replace(/<!-- (inputs|outputs|figures): [\w./-]+ -->\n[\s\S]*?<!-- \/\1 -->/g, '');
+    const quoted = [...prose.matchAll(/\d+(?:\.\d+)? ?(?:ms|[MK]B)\b|\d\.\d+ s\b|\d(?:\.\d+)?×/g)].map((match) => match[0]);
+    expect(quoted.filter((figure) => !NOT_MEASURED.includes(figure))).toEqual([]);
   });
 });
 

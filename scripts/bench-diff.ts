@@ -6,9 +6,10 @@
 //
 // Each measured run is a child process, so its peak memory is its own: VmHWM from /proc/self/status
 // (maxRSS would count this parent's, inherited through fork). The platform emulator serves both
-// archives over loopback from this process.
+// archives over loopback from this process. BENCH_RUNS=n sets the rounds. It writes
+// docs/measurements/diff.json, which docs/content-diff.md quotes (npm run docs).
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import type { Bundle } from '../src/platform/static-export.ts';
 import { downloadBundle } from '../src/bundle/download.ts';
 import { compareSites } from '../src/content/compare.ts';
 import { fetchDeployed } from '../src/content/deployed.ts';
+import type { DiffMeasurement } from './docs.ts';
 
 const ROUNDS = Number(process.env.BENCH_RUNS ?? 3);
 /** Pages, and bytes of unseen data each page embeds (static builds inline a JSON blob per page). */
@@ -76,10 +78,14 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 export async function diffCostTable(): Promise<string[]> {
+  // Imported here, not in the children, whose peak memory is measured.
+  const { DIFF_MEASUREMENT, machineFacts } = await import('./docs.ts');
+  const baselineMb = (await node(['--baseline'])).rssMb;
+  const measured: DiffMeasurement = { ...machineFacts(ROUNDS), baselineMb: Math.round(baselineMb), rows: [] };
   const emulator = await startPlatformEmulator({ linkTtlSeconds: 7 * 24 * 3600 });
   const work = await mkdtemp(join(tmpdir(), 'bench-diff-'));
   const lines = [
-    `The content diff's cost (median of ${ROUNDS} runs, each a child process; peak RSS includes Node's own ${(await node(['--baseline'])).rssMb.toFixed(0)} MB):`,
+    `The content diff's cost (median of ${ROUNDS} runs, each a child process; peak RSS includes Node's own ${baselineMb.toFixed(0)} MB):`,
     `  ${'two exports'.padEnd(42)}${'new bundle alone'.padStart(22)}${'with the diff'.padStart(22)}`
   ];
   try {
@@ -101,6 +107,8 @@ export async function diffCostTable(): Promise<string[]> {
         }
       }
       const cell = (measures: Measure[]) => `${(median(measures.map((m) => m.ms)) / 1000).toFixed(2)} s, ${median(measures.map((m) => m.rssMb)).toFixed(0)} MB`;
+      const summary = (measures: Measure[]) => ({ ms: Math.round(median(measures.map((m) => m.ms))), rssMb: Math.round(median(measures.map((m) => m.rssMb))) });
+      measured.rows.push({ pages: shape.pages, archiveBytes: proposed.length, alone: summary(alone), withDiff: summary(diffed) });
       const name = `${shape.pages.toLocaleString('en-US')} pages, ${mb(proposed.length)} archive`;
       lines.push(`  ${name.padEnd(42)}${cell(alone).padStart(22)}${cell(diffed).padStart(22)}`);
       emulator.exportJobs.clear();
@@ -109,6 +117,9 @@ export async function diffCostTable(): Promise<string[]> {
     await emulator.close();
     await rm(work, { recursive: true, force: true });
   }
+  // The docs quote this file, never the console (scripts/docs.ts; npm run docs rewrites them).
+  writeFileSync(DIFF_MEASUREMENT, `${JSON.stringify(measured, null, 2)}\n`);
+  lines.push(`Written to ${DIFF_MEASUREMENT}; run npm run docs to update the docs.`);
   return lines;
 }
 

@@ -2,18 +2,20 @@
 // values files of growing size up to the 1 MB cap (the time must grow in line with the size, not
 // with its square), and, through dist/index.js, the time from SIGTERM to the process's exit while
 // such a file is being parsed (it must stay under 2 s: cancel holds even while the CPU is busy).
-// Run: npm run bench:limits (builds dist/ first). Node 24 runs .ts as is.
+// Run: npm run bench:limits (builds dist/ first; BENCH_RUNS=n for fewer rounds). Node 24 runs .ts
+// as is. It writes docs/measurements/limits.json, which the docs quote (npm run docs).
 //
 // Each measured parse runs in a child process, so its time includes a cold start of the parser, as
 // in the action, and its peak RSS (VmHWM) is its own.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, startPlatformEmulator } from '../emulator/platform.ts';
 import { startAction } from '../emulator/runner.ts';
 import { MAX_VALUES_FILE_BYTES, patchValuesFile, readSetting } from '../src/values/values-file.ts';
+import type { LimitsMeasurement } from './docs.ts';
 
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.BENCH_RUNS ?? 5);
 const REPO = 'acme/deploy';
 const SIGTERM_LIMIT_MS = 2000;
 
@@ -53,7 +55,10 @@ function median(values: number[]): number {
 }
 
 async function main(): Promise<void> {
+  // Imported here, not in the children, whose peak memory is measured.
+  const { LIMITS_MEASUREMENT, limitsParagraph, machineFacts } = await import('./docs.ts');
   const atCap = keysAtCap();
+  const measured: LimitsMeasurement = { ...machineFacts(ROUNDS), capBytes: MAX_VALUES_FILE_BYTES, files: [], sigterm: {} };
   console.log(`Values files: read and patch, in a fresh process each (median of ${ROUNDS}; peak RSS includes Node itself).`);
   console.log('keys     bytes       ms      ms per 100 KB   peak RSS');
   for (const keys of [5_000, 10_000, 20_000, atCap]) {
@@ -64,6 +69,7 @@ async function main(): Promise<void> {
     });
     const bytes = Buffer.byteLength(valuesFile(keys));
     const ms = median(runs.map((r) => r.ms));
+    measured.files.push({ keys, bytes, ms: Math.round(ms), rssMb: Math.round(median(runs.map((r) => r.rssMb))) });
     console.log(
       `${String(keys).padEnd(8)} ${String(bytes).padEnd(11)} ${String(Math.round(ms)).padEnd(7)} ${(ms / (bytes / 102_400)).toFixed(0).padEnd(15)} ${median(runs.map((r) => r.rssMb)).toFixed(0)} MB${keys === atCap ? '  (the 1 MB cap)' : ''}`
     );
@@ -107,6 +113,10 @@ async function main(): Promise<void> {
   }
   for (const [phase, ms] of Object.entries(waits)) {
     const worst = Math.max(...ms);
+    measured.sigterm[phase] = { medianMs: Math.round(median(ms)), worstMs: Math.round(worst) };
     console.log(`  while ${phase.padEnd(9)} SIGTERM to exit: median ${Math.round(median(ms))} ms, worst ${Math.round(worst)} ms of ${ms.length} (limit ${SIGTERM_LIMIT_MS} ms)${worst < SIGTERM_LIMIT_MS ? '' : '  OVER THE LIMIT'}`);
   }
+  // The docs quote this file, never the console (scripts/docs.ts; npm run docs rewrites them).
+  writeFileSync(LIMITS_MEASUREMENT, `${JSON.stringify(measured, null, 2)}\n`);
+  console.log(`\nWritten to ${LIMITS_MEASUREMENT}; run npm run docs to update the docs:\n${limitsParagraph(measured)}`);
 }

@@ -1,8 +1,9 @@
 // Benchmark of download-path: downloadBundle (download, hash, check, unpack) on a generated bundle
 // of more than 100 MB and 10,000 files, against `tar -xzf` on the same archive in the same run, and
 // its peak memory at three archive sizes, with and without keep-archive (the archive kept as served
-// beside the unpacked tree). Run: node scripts/bench-unpack.ts (Node 24 runs .ts as is); with
-// --memory (npm run bench:memory), only the memory table.
+// beside the unpacked tree). Run: node scripts/bench-unpack.ts (Node 24 runs .ts as is; BENCH_RUNS=n
+// for fewer rounds), which writes docs/measurements/unpack.json for the docs (npm run docs); with
+// --memory (npm run bench:memory), only the memory table, written nowhere.
 //
 // Each measured run is a child process, so its peak RSS is its own: VmHWM from /proc/self/status for
 // Node (maxRSS would count this parent's memory, inherited through fork and exec), /usr/bin/time for
@@ -11,7 +12,7 @@
 // run, and the variants take turns, so one does not pay for another's writes.
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import http from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -26,8 +27,9 @@ import type { Bundle } from '../src/platform/static-export.ts';
 import { downloadBundle } from '../src/bundle/download.ts';
 import { DEFAULT_LIMITS } from '../src/bundle/guard.ts';
 import { unpackTarGz } from '../src/bundle/unpack.ts';
+import type { UnpackMeasurement } from './docs.ts';
 
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.BENCH_RUNS ?? 5);
 const LARGE = { files: 10_000, bigFiles: 5 };
 const SMALL = { files: 1_000, bigFiles: 1 };
 const HUGE = { files: 20_000, bigFiles: 10 };
@@ -101,6 +103,9 @@ function peakRssKb(): number {
 }
 
 async function main(memoryOnly: boolean): Promise<void> {
+  // Imported here, not in the children, whose peak memory is measured.
+  const { UNPACK_MEASUREMENT, machineFacts, unpackParagraph } = await import('./docs.ts');
+  const measured: Partial<UnpackMeasurement> = machineFacts(ROUNDS);
   const load = loadavg()[0];
   if (load > 0.5) console.log(`Load average ${load.toFixed(2)} on ${availableParallelism()} cores: other work on this machine skews the times below.`);
   const work = await mkdtemp(join(tmpdir(), 'bench-unpack-'));
@@ -124,6 +129,7 @@ async function main(memoryOnly: boolean): Promise<void> {
     if (!memoryOnly) await timings(large);
     // Peak memory at three sizes, without and with keep-archive: it levels off instead of following the archive.
     const memory: [string, Measure, Measure][] = [];
+    const shapes: { bytes: number; files: number; unpacked: number }[] = [];
     const baseline = await node(['--baseline']);
     for (const shape of [SMALL, LARGE, HUGE]) {
       const archive = shape === LARGE ? large : await makeArchive(join(work, 'other.tar.gz'), shape);
@@ -135,16 +141,24 @@ async function main(memoryOnly: boolean): Promise<void> {
         const keeping = await node(['--unpack', JSON.stringify(bundle), out, kept]);
         if ((await stat(kept)).size !== archive.bytes) throw new Error('the kept archive is not the size served');
         memory.push([describe(archive), plain, keeping]);
+        shapes.push({ bytes: archive.bytes, files: archive.files, unpacked: archive.unpacked });
       });
       if (archive !== large) await rm(archive.file);
     }
     await fresh();
     console.log(`\nPeak RSS of downloadBundle (Node with the modules loaded through its TypeScript loader: ${rss([baseline])})`);
     console.log(`  ${'archive'.padEnd(62)}${'unpack'.padStart(8)}${'+ keep-archive'.padStart(16)}`);
+    measured.baselineMb = Math.round(baseline.rssMb ?? NaN);
+    measured.memory = memory.map(([, plain, keeping], i) => ({ archive: shapes[i]!, unpackMb: Math.round(plain.rssMb ?? NaN), keepArchiveMb: Math.round(keeping.rssMb ?? NaN) }));
     for (const [name, plain, keeping] of memory) console.log(`  ${name.padEnd(62)}${rss([plain]).padStart(8)}${rss([keeping]).padStart(16)}  (${seconds(plain.ms)}, ${seconds(keeping.ms)})`);
   } finally {
     await emulator.close();
     await rm(work, { recursive: true, force: true });
+  }
+  if (!memoryOnly) {
+    // The docs quote this file, never the console (scripts/docs.ts; npm run docs rewrites them).
+    writeFileSync(UNPACK_MEASUREMENT, `${JSON.stringify(measured, null, 2)}\n`);
+    console.log(`\nWritten to ${UNPACK_MEASUREMENT}; run npm run docs to update the docs:\n${unpackParagraph(measured as UnpackMeasurement)}`);
   }
 
   async function timings(large: { file: string; bytes: number; files: number; unpacked: number }): Promise<void> {
@@ -179,6 +193,8 @@ async function main(memoryOnly: boolean): Promise<void> {
     ];
     for (const [name, measures] of rows) console.log(`${name.padEnd(50)}${seconds(median(measures.map((m) => m.ms))).padStart(14)}${rss(measures).padStart(10)}`);
     const time = (measures: Measure[]) => median(measures.map((m) => m.ms));
+    measured.archive = { bytes: large.bytes, files: large.files, unpacked: large.unpacked };
+    measured.medianMs = { downloadBundle: Math.round(time(runs.ours)), downloadThenTar: Math.round(time(runs.downloadThenTar)), unpackTarGz: Math.round(time(runs.oursFromDisk)), tar: Math.round(time(runs.tar)) };
     console.log(`\nUnpacking, like for like (both from the archive on disk): ${(time(runs.oursFromDisk) / time(runs.tar)).toFixed(2)}x tar -xzf (aim: at most 1.5x).`);
     console.log(`Download and unpack against download, then tar -xzf: ${(time(runs.ours) / time(runs.downloadThenTar)).toFixed(2)}x.`);
     console.log(`Download and unpack against tar -xzf alone: ${(time(runs.ours) / time(runs.tar)).toFixed(2)}x.`);

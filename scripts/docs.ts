@@ -1,12 +1,14 @@
 // Writes what the README and docs/ must never state by hand: each action's inputs and outputs
 // tables (from its action.yml) and the figures (bundle sizes from dist/, the fake-clock waiting tables
-// of bench-wait.ts, which are seeded and take a second, and the timings `npm run bench` measures and
-// commits under docs/measurements/). Each sits between markers:
+// of bench-wait.ts, which are seeded and take a second, and what the benchmarks measure and commit
+// under docs/measurements/: `npm run bench` (waiting, startup), `bench:values`, `bench:limits`,
+// `bench:unpack` and `bench:diff`, each with the machine it ran on). Each sits between markers:
 //   <!-- inputs: action.yml --> … <!-- /inputs -->
 //   <!-- figures: bundle-sizes --> … <!-- /figures -->
 // `npm run docs` rewrites them; `npm run docs -- --check` only says which are stale (exit 1).
 // __tests__/docs.test.ts runs the same check.
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
@@ -123,6 +125,107 @@ export function valuesLargest(measured: ValuesMeasurement): string {
   );
 }
 
+/** What every measurement records of the machine it ran on, and how many rounds each figure is the median of. */
+export interface MachineFacts {
+  node: string;
+  cores: number;
+  /** One-minute load average when the run began: other work on the machine skews the times. */
+  load: number;
+  runs: number;
+}
+
+export function machineFacts(runs: number): MachineFacts {
+  return { node: process.versions.node, cores: availableParallelism(), load: Number(loadavg()[0].toFixed(2)), runs };
+}
+
+const onMachine = (measured: MachineFacts) => `${measured.cores} cores, load ${measured.load}, Node ${measured.node}`;
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const wholeMb = (bytes: number) => `${Math.round(bytes / MiB)} MB`;
+
+/** The committed measurement of `npm run bench:limits`: values files up to the cap, and SIGTERM while one is parsed. */
+export const LIMITS_MEASUREMENT = 'docs/measurements/limits.json';
+
+export interface LimitsMeasurement extends MachineFacts {
+  capBytes: number;
+  /** Smallest first, the last at the cap: median time and peak RSS to read and patch, in a fresh process. */
+  files: { keys: number; bytes: number; ms: number; rssMb: number }[];
+  /** SIGTERM to exit while dist/index.js reads or patches the file at the cap. */
+  sigterm: Record<string, { medianMs: number; worstMs: number }>;
+}
+
+export function limitsParagraph(measured: LimitsMeasurement): string {
+  const atCap = measured.files.at(-1)!;
+  const per100Kb = measured.files.map((file) => Math.round(file.ms / (file.bytes / 102_400)));
+  const { reading, patching } = measured.sigterm;
+  return (
+    `Read and patched in a fresh process each (median of ${measured.runs}; ${onMachine(measured)}): ${seconds(atCap.ms)} and ` +
+    `${atCap.rssMb} MB peak at the 1 MB cap, growing in line with the size (${Math.min(...per100Kb)}–${Math.max(...per100Kb)} ms per 100 KB ` +
+    `from ${measured.files[0]!.keys.toLocaleString('en-US')} to ${atCap.keys.toLocaleString('en-US')} keys); SIGTERM to exit ` +
+    `${seconds(reading!.medianMs)} while reading, ${seconds(patching!.medianMs)} while patching (worst of ${measured.runs}: ` +
+    `${seconds(reading!.worstMs)}, ${seconds(patching!.worstMs)}).`
+  );
+}
+
+/** The committed measurement of `npm run bench:unpack`: download-path against `tar -xzf`, and its peak memory. */
+export const UNPACK_MEASUREMENT = 'docs/measurements/unpack.json';
+
+interface ArchiveShape {
+  bytes: number;
+  files: number;
+  unpacked: number;
+}
+
+export interface UnpackMeasurement extends MachineFacts {
+  archive: ArchiveShape;
+  medianMs: { downloadBundle: number; downloadThenTar: number; unpackTarGz: number; tar: number };
+  /** Peak RSS of Node with the modules loaded and nothing done. */
+  baselineMb: number;
+  /** Smallest archive first. */
+  memory: { archive: ArchiveShape; unpackMb: number; keepArchiveMb: number }[];
+}
+
+export function unpackParagraph(measured: UnpackMeasurement): string {
+  const { medianMs: ms, archive } = measured;
+  const times = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+  const memory = measured.memory.map((row) => `${row.unpackMb} MB for ${wholeMb(row.archive.bytes)}`);
+  return (
+    `On a ${wholeMb(archive.bytes)}, ${archive.files.toLocaleString('en-US')}-file bundle, in one run with \`tar -xzf\` on the same archive ` +
+    `(medians of ${measured.runs}; ${onMachine(measured)}): unpacking alone ${seconds(ms.unpackTarGz)} against \`tar -xzf\`'s ` +
+    `${seconds(ms.tar)} (${times(ms.unpackTarGz, ms.tar)}); download and unpack together ${seconds(ms.downloadBundle)} against ` +
+    `downloading then \`tar -xzf\` ${seconds(ms.downloadThenTar)} (${times(ms.downloadBundle, ms.downloadThenTar)}). Peak memory stays ` +
+    `flat as the archive grows: ${memory.slice(0, -1).join(', ')} and ${memory.at(-1)} (${measured.baselineMb} MB of that is Node ` +
+    `loading the TypeScript); keeping the archive (\`keep-archive\`) adds at most ` +
+    `${Math.max(0, ...measured.memory.map((row) => row.keepArchiveMb - row.unpackMb))} MB.`
+  );
+}
+
+/** The committed measurement of `npm run bench:diff`: the content diff against the new bundle alone. */
+export const DIFF_MEASUREMENT = 'docs/measurements/diff.json';
+
+interface DiffCell {
+  ms: number;
+  rssMb: number;
+}
+
+export interface DiffMeasurement extends MachineFacts {
+  /** Peak RSS of Node with the modules loaded and nothing done. */
+  baselineMb: number;
+  rows: { pages: number; archiveBytes: number; alone: DiffCell; withDiff: DiffCell }[];
+}
+
+export function diffTable(measured: DiffMeasurement): string {
+  const cell = ({ ms, rssMb }: DiffCell) => `${seconds(ms)}, ${rssMb} MB`;
+  const size = (bytes: number) => (bytes < 10 * MiB ? `${(bytes / MiB).toFixed(1)} MB` : wholeMb(bytes));
+  return [
+    '| two exports | new bundle alone (`download-path`) | with the diff (`config-path`) |',
+    '|---|---|---|',
+    ...measured.rows.map((row) => `| ${row.pages.toLocaleString('en-US')} pages, ${size(row.archiveBytes)} archive | ${cell(row.alone)} | ${cell(row.withDiff)} |`),
+    '',
+    `Time and peak memory, median of ${measured.runs} runs, each a child process (its peak memory includes Node's own ` +
+      `${measured.baselineMb} MB; ${onMachine(measured)}).`
+  ].join('\n');
+}
+
 /** Only the table of a bench-wait.ts table (its lead sentence stays in the prose). */
 const tableOf = (lines: string[]) => lines.filter((line) => line.startsWith('|')).join('\n');
 
@@ -134,7 +237,10 @@ export async function computeFigures(): Promise<Record<string, string>> {
     'waiting-emulator': waitingRows(JSON.parse(readFileSync(WAITING_MEASUREMENT, 'utf8')) as WaitingMeasurement),
     'waiting-side-by-side': tableOf(await sideBySideTable()),
     'waiting-trade-off': tableOf(await tradeOffTable()),
-    'values-edit': valuesLargest(JSON.parse(readFileSync(VALUES_MEASUREMENT, 'utf8')) as ValuesMeasurement)
+    'values-edit': valuesLargest(JSON.parse(readFileSync(VALUES_MEASUREMENT, 'utf8')) as ValuesMeasurement),
+    limits: limitsParagraph(JSON.parse(readFileSync(LIMITS_MEASUREMENT, 'utf8')) as LimitsMeasurement),
+    unpack: unpackParagraph(JSON.parse(readFileSync(UNPACK_MEASUREMENT, 'utf8')) as UnpackMeasurement),
+    'diff-cost': diffTable(JSON.parse(readFileSync(DIFF_MEASUREMENT, 'utf8')) as DiffMeasurement)
   };
 }
 
