@@ -8,29 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_API_KEY, type FeedbackEntry, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { runAction } from '../emulator/runner.ts';
+import { busyMay, MAY_1 } from '../emulator/feedback-month.ts';
 
 const BUNDLE = 'dist/feedback/index.js';
 const PROJECT = 'proj_docs';
 const DAY = 86_400_000;
-const MAY_1 = Date.UTC(2024, 4, 1);
 const JUNE_1 = Date.UTC(2024, 5, 1);
 let emulator: PlatformEmulator;
-
-/** May: 20 pages with feedback every day, and 6 new pages a day with one thumbs down each. */
-function busyMay(): FeedbackEntry[] {
-  const entries: FeedbackEntry[] = [];
-  for (let day = 0; day < 30; day++) {
-    for (let p = 0; p < 20; p++) {
-      const at = new Date(MAY_1 + day * DAY + p * 60_000).toISOString();
-      if (p % 3 === 0) entries.push({ path: `/guides/page-${p}`, createdAt: at, source: 'code_snippet', status: 'pending' });
-      else entries.push({ path: `/guides/page-${p}`, createdAt: at, source: 'contextual', status: day % 2 ? 'resolved' : 'pending', helpful: (day + p) % 4 !== 0 });
-    }
-    for (let t = 0; t < 6; t++) {
-      entries.push({ path: `/reference/item-${day * 6 + t}`, createdAt: new Date(MAY_1 + day * DAY + 43_200_000).toISOString(), source: 'thumbs_only', status: 'pending', helpful: false });
-    }
-  }
-  return entries;
-}
 
 function quietJune(): FeedbackEntry[] {
   const at = (day: number) => new Date(JUNE_1 + day * DAY + 3_600_000).toISOString();

@@ -13,6 +13,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import { sideBySideTable, tradeOffTable } from './bench-wait.ts';
+import { busyMay, MAY_1 } from '../emulator/feedback-month.ts';
+import { DEFAULT_API_KEY, startPlatformEmulator } from '../emulator/platform.ts';
+import { Deadline } from '../src/action/deadline.ts';
+import { collectFeedback } from '../src/feedback/collect.ts';
+import { getFeedbackByPage } from '../src/platform/analytics.ts';
+import { ApiClient } from '../src/platform/transport.ts';
 
 interface ActionFile {
   inputs: Record<string, { description: string; required?: boolean; default?: unknown }>;
@@ -240,8 +246,28 @@ export async function computeFigures(): Promise<Record<string, string>> {
     'values-edit': valuesLargest(JSON.parse(readFileSync(VALUES_MEASUREMENT, 'utf8')) as ValuesMeasurement),
     limits: limitsParagraph(JSON.parse(readFileSync(LIMITS_MEASUREMENT, 'utf8')) as LimitsMeasurement),
     unpack: unpackParagraph(JSON.parse(readFileSync(UNPACK_MEASUREMENT, 'utf8')) as UnpackMeasurement),
-    'diff-cost': diffTable(JSON.parse(readFileSync(DIFF_MEASUREMENT, 'utf8')) as DiffMeasurement)
+    'diff-cost': diffTable(JSON.parse(readFileSync(DIFF_MEASUREMENT, 'utf8')) as DiffMeasurement),
+    'feedback-split': await feedbackSplit()
   };
+}
+
+/** The requests the feedback action's range splitting sends for a month of 200 pages, counted against the emulator. */
+export async function feedbackSplit(): Promise<string> {
+  const platform = await startPlatformEmulator({ feedback: busyMay() });
+  const client = new ApiClient({ baseUrl: platform.url, apiKey: DEFAULT_API_KEY });
+  try {
+    const collected = await collectFeedback({
+      range: { from: MAY_1, to: MAY_1 + 30 * 86_400_000 },
+      filter: {},
+      fetchPage: (query) => getFeedbackByPage(client, 'proj_docs', query),
+      maxRequests: 20,
+      deadline: new Deadline(60_000)
+    });
+    return `For example, a month with ${collected.rows.length} pages takes ${collected.requests} requests.`;
+  } finally {
+    client.dispose();
+    await platform.close();
+  }
 }
 
 /** The text with every marked block rewritten; `stale` names the blocks that changed. */
