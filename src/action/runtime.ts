@@ -2,8 +2,21 @@
 // workflow), a line that says what is left running on the server, and an exit once the work is
 // done, so idle keep-alive sockets never hold the step open.
 import * as core from '@actions/core';
+import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { escapeHtml } from './format.ts';
+
+/** A path in the runner's temporary folder (emptied after every job); the system's outside a runner. */
+export function runnerTempPath(name: string): string {
+  return join(process.env.RUNNER_TEMP ?? tmpdir(), name);
+}
+
+/** A new path there for a folder the step makes and removes itself: a name no other run uses. */
+export function uniqueTempPath(prefix: string): string {
+  return runnerTempPath(`${prefix}-${randomBytes(6).toString('hex')}`);
+}
 
 export class Cancellation {
   readonly controller = new AbortController();

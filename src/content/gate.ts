@@ -55,16 +55,12 @@ export function refusal(diff: ContentDiff, gate: GateSettings): string | undefin
   const named = comparison.removed.slice(0, NAMED).join(', ') + (lost > NAMED ? ` and ${lost - NAMED} more` : '');
   return (
     `The new export loses ${lost} of production's ${comparison.deployedPages} pages (${percent(share)}), more than ${gate.inputs.maxPageLoss} allows (${gate.maxPageLossText}): ${named}.${after} ` +
-    `A wrong paths or version input, or a build that published half the docs, looks like this. If the pages went on purpose, run again with ${gate.inputs.maxPageLoss}: ${acceptingShare(share)}.`
+    // The share rounded up, as percent() shows it, is the smallest whole-percent setting that accepts this loss.
+    `A wrong paths or version input, or a build that published half the docs, looks like this. If the pages went on purpose, run again with ${gate.inputs.maxPageLoss}: ${percent(share)}.`
   );
 }
 
 /** 12.5% → "13%"; never rounds a loss down to the threshold it crossed. */
 export function percent(share: number): string {
   return `${Math.ceil(share * 100)}%`;
-}
-
-/** The smallest whole-percent setting that accepts this loss. */
-function acceptingShare(share: number): string {
-  return `${Math.min(100, Math.ceil(share * 100))}%`;
 }

@@ -1,12 +1,10 @@
 // What merging changes for readers: the new export compared page by page with production's
 // (content/), judged by the gate before anything is proposed, and shown where the reviewer looks.
 // The Markdown here is the one section the pull request body and the job summary both include.
-import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as core from '@actions/core';
+import { runnerTempPath, uniqueTempPath } from '../action/runtime.ts';
 import type { Bundle } from '../platform/static-export.ts';
 import type { Deadline } from '../action/deadline.ts';
 import { PublishOutput as Output } from '../action/constants.ts';
@@ -41,7 +39,7 @@ export interface DiffRequest {
 export async function diffWithProduction(request: DiffRequest): Promise<ContentDiff> {
   const { deployedLink } = request;
   if (!deployedLink) return { kind: 'first', proposedPages: (await listPages(request.proposedRoot)).size };
-  const directory = join(process.env.RUNNER_TEMP ?? tmpdir(), `static-export-deployed-${randomBytes(6).toString('hex')}`);
+  const directory = uniqueTempPath('static-export-deployed');
   core.info(`Reading production's export (${redactLink(deployedLink)}) to compare the new one with, page by page…`);
   try {
     const { readFrom } = await fetchDeployed({
@@ -67,7 +65,7 @@ export async function diffWithProduction(request: DiffRequest): Promise<ContentD
 
 /** Unpacks an archive kept on disk (archive-path) into a temporary folder for `use`, then removes it. */
 export async function unpackArchiveFile<T>(file: string, signal: AbortSignal, use: (root: string) => Promise<T>): Promise<T> {
-  const root = join(process.env.RUNNER_TEMP ?? tmpdir(), `static-export-proposed-${randomBytes(6).toString('hex')}`);
+  const root = uniqueTempPath('static-export-proposed');
   try {
     await mkdir(root);
     const handle = await open(file);
@@ -89,7 +87,7 @@ export async function unpackArchiveFile<T>(file: string, signal: AbortSignal, us
 export async function judgeContent(diff: ContentDiff, gate: GateSettings, jobId: string): Promise<void> {
   const refused = refusal(diff, gate);
   const report = reportOf(diff, jobId, refused);
-  const path = join(process.env.RUNNER_TEMP ?? tmpdir(), 'static-export-content-diff.json');
+  const path = runnerTempPath('static-export-content-diff.json');
   await writeFile(path, `${JSON.stringify(report, null, 2)}\n`);
   core.setOutput(Output.ContentDiffPath, path);
   core.setOutput(Output.ContentDiff, JSON.stringify({ status: report.status, ...report.counts }));

@@ -335,7 +335,6 @@ function showValue(value: unknown): string {
   if (value === undefined) return '(not set)';
   if (!isLink(value)) return `\`${JSON.stringify(value)}\``;
   const shown = linkPieces(value)
-    .filter((piece) => piece !== '')
     .map((piece) => `\`${piece}\``)
     .join(' ');
   const expiry = linkExpiry(value);

@@ -2,15 +2,12 @@
 // bundle link, and, when config-path is set, propose the deployment's configuration change as one
 // pull request. Reports outputs and a job summary.
 import { explainPublishError, exportTimeout } from './errors.ts';
-import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as core from '@actions/core';
 import { githubClient } from '../github/client.ts';
 import { type Bundle, generateBundle, getExport } from '../platform/static-export.ts';
 import { ApiError, type ApiClient } from '../platform/transport.ts';
-import { checkDownloadPath, downloadBundle } from '../bundle/download.ts';
+import { type DownloadedBundle, checkDownloadPath, downloadBundle } from '../bundle/download.ts';
 import { PublishInput, PublishOutput as Output } from '../action/constants.ts';
 import { jobIdFromLink, linkExpiry, linkSecrets, redactLink } from '../values/link.ts';
 import { type ConfigUpdate, type ProposalContext, type PublishedBundle, linkIn, readConfigFile, showChange, updateDeploymentConfig } from './proposal.ts';
@@ -23,7 +20,7 @@ import { InputError } from '../action/inputs.ts';
 import { platformClient } from '../action/platform-inputs.ts';
 import { ARCHIVE_PATH_NEEDED, type PublishInputs, readPublishInputs } from './inputs.ts';
 import { type Validity, checkValidity, renewalPlan } from './renewal.ts';
-import { Cancellation, CancelledError, readInputs, stepWait } from '../action/runtime.ts';
+import { Cancellation, CancelledError, readInputs, stepWait, uniqueTempPath } from '../action/runtime.ts';
 import { type DownloadedSite, writeFailureSummary, writeHostedSummary, writePublishSummary, writeSkipSummary } from './summary.ts';
 import { Deadline } from '../action/deadline.ts';
 import { type Comparison, DeploymentFailedError, LOG_LINES_SHOWN, type Publication, waitForPublication } from './publication.ts';
@@ -192,10 +189,11 @@ async function download(
   const target = inputs.download;
   // keep-archive alone still unpacks, into a folder of its own that goes afterwards: the kept archive
   // passes every check a download-path would. A download only to compare leaves the home page to the gate.
-  const directory = target?.path ?? join(process.env.RUNNER_TEMP ?? tmpdir(), `static-export-check-${randomBytes(6).toString('hex')}`);
+  const directory = target?.path ?? uniqueTempPath('static-export-check');
+  let downloaded: DownloadedBundle;
   let contentDiff: ContentDiff | undefined;
-  const downloaded = await (async () => {
-    const unpacked = await downloadBundle({
+  try {
+    downloaded = await downloadBundle({
       bundle: exported.bundle,
       directory,
       renew: () => generateBundle(client, exported.job.jobId),
@@ -206,9 +204,10 @@ async function download(
       keepArchive: inputs.keepArchive && { input: PublishInput.KeepArchive, path: inputs.keepArchive.path },
       requireHomePage: target !== undefined || inputs.keepArchive !== undefined
     });
-    if (compareWith) contentDiff = await diffWithProduction({ deployedLink: compareWith.deployedLink, proposedRoot: unpacked.path, freshLink: freshLinks(client, inputs), deadline, signal: cancellation.signal });
-    return unpacked;
-  })().finally(() => (target ? undefined : rm(directory, { recursive: true, force: true })));
+    if (compareWith) contentDiff = await diffWithProduction({ deployedLink: compareWith.deployedLink, proposedRoot: downloaded.path, freshLink: freshLinks(client, inputs), deadline, signal: cancellation.signal });
+  } finally {
+    if (!target) await rm(directory, { recursive: true, force: true });
+  }
   core.setOutput(Output.BundleSha256, downloaded.sha256);
   if (target) {
     core.setOutput(Output.BundlePath, downloaded.path);

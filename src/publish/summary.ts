@@ -82,7 +82,6 @@ function addContentDiff(markdown: string | undefined): void {
 /** A link in a table cell: origin and path apart, so the cell can wrap; never the signature. */
 function shownLink(link: string): string {
   return linkPieces(link)
-    .filter((piece) => piece !== '')
     .map((piece) => `<code>${escapeHtml(piece)}</code>`)
     .join(' ');
 }

@@ -52,11 +52,12 @@ export function redactLink(link: string): string {
 /**
  * The link for a narrow column: redacted as `redactLink` does, in two pieces, the origin and the
  * path, so a page can wrap between them (a whole link in one piece is wider than GitHub's column).
+ * A link with no path is one piece.
  */
-export function linkPieces(link: string): [origin: string, path: string] {
+export function linkPieces(link: string): string[] {
   const shown = redactLink(link);
   const slash = shown.indexOf('/', shown.indexOf('//') + 2);
-  return slash < 0 ? [shown, ''] : [shown.slice(0, slash), shown.slice(slash)];
+  return slash < 0 ? [shown] : [shown.slice(0, slash), shown.slice(slash)];
 }
 
 function parseUrl(link: string): URL | undefined {
