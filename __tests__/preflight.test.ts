@@ -134,10 +134,12 @@ describe('a failure after the export', () => {
   it('names the job to re-run with, once, and the branch left behind', () => {
     const said = 'Could not open a pull request from static-export/deploy-values.yaml into main in acme/deploy: GitHub Actions may not create pull requests here';
     expect(leftAfterExport(said, { jobId: 'se_7c4e9b2a1d6f3e80', branchLeft: 'static-export/deploy-values.yaml', repo: REPO })).toBe(
-      'The export job se_7c4e9b2a1d6f3e80 is done: once the cause is fixed, re-run with job-id: se_7c4e9b2a1d6f3e80 to propose it without exporting again. ' +
+      `${said}. The export job se_7c4e9b2a1d6f3e80 is done: once the cause is fixed, re-run with job-id: se_7c4e9b2a1d6f3e80 to propose it without exporting again. ` +
         "Branch static-export/deploy-values.yaml in acme/deploy holds this run's change, but no pull request shows it: the re-run opens the pull request from it, or delete the branch to drop the change."
     );
     // A message that already names the job (GitHub's 5xx, the step's deadline) is not told twice.
-    expect(leftAfterExport('… in a few minutes, re-run with job-id: se_7c4e9b2a1d6f3e80 to propose this export without exporting again.', { jobId: 'se_7c4e9b2a1d6f3e80' })).toBe('');
+    const named = '… in a few minutes, re-run with job-id: se_7c4e9b2a1d6f3e80 to propose this export without exporting again.';
+    expect(leftAfterExport(named, { jobId: 'se_7c4e9b2a1d6f3e80' })).toBe(named);
+    expect(leftAfterExport(named, { jobId: 'se_7c4e9b2a1d6f3e80', branchLeft: 'b' })).toBe(`${named} Branch b holds this run's change, but no pull request shows it: the re-run opens the pull request from it, or delete the branch to drop the change.`);
   });
 });

@@ -78,15 +78,16 @@ export interface LeftAfterExport {
 }
 
 /**
- * What a failure after the export leaves, and how to go on from it: the job to re-run with, and the
- * branch no pull request shows. `said`: the failure's own message, which may name the job already.
+ * A failure after the export, told with what it leaves and how to go on from it: the job to re-run
+ * with, and the branch no pull request shows. `said`: the failure's own message, which may name the
+ * job already (GitHub's 5xx, the step's deadline): it is not said twice.
  */
 export function leftAfterExport(said: string, { jobId, branchLeft, repo }: LeftAfterExport): string {
-  const parts: string[] = [];
+  const parts = [/[.!?]$/.test(said) ? said : `${said}.`];
   if (!said.includes(`job-id: ${jobId}`)) parts.push(`The export job ${jobId} is done: once the cause is fixed, re-run with job-id: ${jobId} to propose it without exporting again.`);
   if (branchLeft) {
     const where = repo ? ` in ${repo.owner}/${repo.repo}` : '';
     parts.push(`Branch ${branchLeft}${where} holds this run's change, but no pull request shows it: the re-run opens the pull request from it, or delete the branch to drop the change.`);
   }
-  return parts.join(' ');
+  return parts.length === 1 ? said : parts.join(' ');
 }

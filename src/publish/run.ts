@@ -133,8 +133,8 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     const failedJob = error instanceof ExportFailedError ? error.job : exportTimeout(error)?.last;
     if (failedJob) core.setOutput(Output.Status, failedJob.status);
     const said = explainPublishError(error, inputs, plan, jobId);
-    const left = exported && leftAfterExport(said, { jobId: exported.job.jobId, branchLeft: error instanceof PullRequestError ? error.branchLeft : undefined, repo: inputs.config?.repo });
-    const message = left ? `${said} ${left}` : said;
+    const branchLeft = error instanceof PullRequestError ? error.branchLeft : undefined;
+    const message = exported ? leftAfterExport(said, { jobId: exported.job.jobId, branchLeft, repo: inputs.config?.repo }) : said;
     core.setFailed(message);
     const deploymentLog = error instanceof DeploymentFailedError ? error.deployment.logs.slice(-LOG_LINES_SHOWN) : undefined;
     if (deploymentLog?.length) core.info(`The deployment's last ${deploymentLog.length} log lines:\n${deploymentLog.map((line) => `  ${line}`).join('\n')}`);
