@@ -391,7 +391,7 @@ function graphql(state: GitHubState, raw: string, token: string): Reply {
   }
   const repo = state.repoByNodeId(input.repositoryId ?? '');
   if (!repo) return { status: 200, body: { data: { updateRefs: null }, errors: [{ type: 'NOT_FOUND', message: `Could not resolve to a node with the global id of '${input.repositoryId}'` }] } };
-  if (!state.mayWrite(token, 'contents')) return { status: 200, body: { data: { updateRefs: null }, errors: [{ type: 'FORBIDDEN', message: 'Resource not accessible by integration' }] } };
+  if (!state.mayWrite(token, 'contents')) return { status: 200, body: { data: { updateRefs: null }, errors: [{ type: 'FORBIDDEN', message: notAccessible(state, token) }] } };
   try {
     state.updateRefs(repo, input.refUpdates ?? []);
   } catch (error) {
@@ -399,6 +399,11 @@ function graphql(state: GitHubState, raw: string, token: string): Reply {
     return { status: 200, body: { data: { updateRefs: null }, errors: [{ type: 'UNPROCESSABLE', message: error.message }] } };
   }
   return { status: 200, body: { data: { updateRefs: { clientMutationId: null } } } };
+}
+
+/** GitHub's refusal of a write the token may not make, in its words for the kind of token. */
+function notAccessible(state: GitHubState, token: string): string {
+  return state.grantOf(token)?.kind === 'user' ? 'Resource not accessible by personal access token' : 'Resource not accessible by integration';
 }
 
 function route(method: string, rest: string): { route: Route; params: string[] } | undefined {
@@ -427,8 +432,7 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
     let doc = DOCS;
     try {
       const token = /^(?:token|bearer)\s+(.+)$/i.exec(headers.authorization ?? '')?.[1]?.trim() ?? '';
-      const grant = state.grantOf(token);
-      if (!grant) throw new ApiError(401, 'Bad credentials');
+      if (!state.grantOf(token)) throw new ApiError(401, 'Bad credentials');
       if (method === 'POST' && pathname === '/graphql') return graphql(state, raw, token);
       const repoPath = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(pathname);
       if (!repoPath) throw new ApiError(404, 'Not Found');
@@ -439,7 +443,7 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
       const repo = state.repo(decodeURIComponent(repoPath[1] as string), decodeURIComponent(repoPath[2] as string));
       if (!repo) throw new ApiError(404, 'Not Found');
       if (found.route.needs && !state.mayWrite(token, found.route.needs)) {
-        throw new ApiError(403, grant.kind === 'user' ? 'Resource not accessible by personal access token' : 'Resource not accessible by integration');
+        throw new ApiError(403, notAccessible(state, token));
       }
       let body: Record<string, unknown> = {};
       if (raw.trim() !== '') {
