@@ -51,7 +51,8 @@ describe('refused before any platform request', () => {
     expect(result.code).toBe(1);
     expect(result.log).toContain(
       "::error::Input 'config-key': is staticExport (the default), but deploy/values.yaml has no staticExport block: it holds \"mintlify.staticExport\" instead. " +
-        'A run would add a staticExport block that the chart never reads. To edit the block the chart reads, set config-key: mintlify.staticExport. Nothing was exported.'
+        'A run would add a staticExport block that the chart never reads. To edit the block the chart reads, set config-key: mintlify.staticExport. ' +
+        '(If the chart does read staticExport, add it to the file once as an empty block, and runs fill it.) Nothing was exported.'
     );
     expect(result.log).not.toContain('Nothing is deployed yet');
     expect(platform.requests).toEqual([]);

@@ -48,9 +48,15 @@ describe('a staticExport block under another key (an umbrella chart)', () => {
     const refusal = misplacedBlock('deploy/values.yaml', umbrella, 'staticExport');
     expect(refusal?.message).toBe(
       "Input 'config-key': is staticExport (the default), but deploy/values.yaml has no staticExport block: it holds \"mintlify.staticExport\" instead. " +
-        'A run would add a staticExport block that the chart never reads. To edit the block the chart reads, set config-key: mintlify.staticExport. Nothing was exported.'
+        'A run would add a staticExport block that the chart never reads. To edit the block the chart reads, set config-key: mintlify.staticExport. ' +
+        '(If the chart does read staticExport, add it to the file once as an empty block, and runs fill it.) Nothing was exported.'
     );
     expect(misplacedBlock('deploy/values.yaml', umbrella, 'mintlify.staticExport')).toBeUndefined();
+    // The way out the message gives, when the chart does read the top-level block: an empty one, which the edit fills.
+    for (const empty of ['staticExport:\n', 'staticExport: {}\n']) {
+      expect(misplacedBlock('deploy/values.yaml', umbrella + empty, 'staticExport')).toBeUndefined();
+      expect(patchValuesFile('deploy/values.yaml', umbrella + empty, 'staticExport', { bundleUrl: LINK }).changes.map((change) => change.key)).toEqual(['staticExport.enabled', 'staticExport.bundleUrl']);
+    }
   });
 
   it('catches a config-key that misses the block by a letter', () => {

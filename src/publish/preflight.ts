@@ -31,7 +31,8 @@ export function misplacedBlock(path: string, text: string, key: string): InputEr
   const fix = found.length === 1 ? `set config-key: ${found[0]}` : 'set config-key to the one your chart reads';
   return new InputError(
     Input.ConfigKey,
-    `is ${given}, but ${path} has no ${key} block: it holds ${places} instead. A run would add a ${key} block that the chart never reads. To edit the block the chart reads, ${fix}. Nothing was exported.`
+    `is ${given}, but ${path} has no ${key} block: it holds ${places} instead. A run would add a ${key} block that the chart never reads. To edit the block the chart reads, ${fix}. ` +
+      `(If the chart does read ${key}, add it to the file once as an empty block, and runs fill it.) Nothing was exported.`
   );
 }
 
