@@ -5,13 +5,32 @@ import { createHash } from 'node:crypto';
 import { diff3Merge } from 'node-diff3';
 
 export interface Policy {
+  /** The workflow's own token (an installation token, ghs_…); contentsWrite and pullRequestsWrite are its permissions. */
   token: string;
   allowActionsToCreatePullRequests: boolean;
   contentsWrite: boolean;
   pullRequestsWrite: boolean;
+  /** Further tokens GitHub accepts, each with what it may do (a person's read-only token, for one). */
+  tokens: Record<string, TokenGrant>;
   protectedBranches: string[];
   /** The merge methods the repository allows (Settings → General → Pull Requests). */
   mergeMethods: MergeMethod[];
+}
+
+/**
+ * What GitHub grants a token besides the workflow's own. A person's token (`user`) is answered with
+ * `permissions` in GET /repos/{owner}/{repo}, its owner's role; an installation token is not.
+ */
+export interface TokenGrant {
+  kind: 'user' | 'installation';
+  /** May push and open pull requests; false: it reads only. */
+  write: boolean;
+}
+
+/** The `permissions` GitHub shows a token in GET /repos/{owner}/{repo}; undefined for an installation token, which gets none. */
+export function repositoryPermissions(grant: TokenGrant | undefined): Record<string, boolean> | undefined {
+  if (grant?.kind !== 'user') return undefined;
+  return { admin: false, maintain: false, push: grant.write, triage: grant.write, pull: true };
 }
 
 export type MergeMethod = 'merge' | 'squash' | 'rebase';
@@ -209,8 +228,21 @@ export class GitHubState {
       pullRequestsWrite: true,
       protectedBranches: [],
       mergeMethods: ['merge', 'squash', 'rebase'],
+      tokens: {},
       ...policy
     };
+  }
+
+  /** What the token may do; undefined: GitHub does not know it (401). */
+  grantOf(token: string): TokenGrant | undefined {
+    if (token === this.policy.token) return { kind: 'installation', write: true };
+    return this.policy.tokens[token];
+  }
+
+  /** Whether the token may make a change that needs `needs`: the workflow's token by the policy's permissions, others by their grant. */
+  mayWrite(token: string, needs: 'contents' | 'pulls'): boolean {
+    if (token === this.policy.token) return needs === 'contents' ? this.policy.contentsWrite : this.policy.pullRequestsWrite;
+    return this.policy.tokens[token]?.write === true;
   }
 
   setPolicy(policy: Partial<Policy>): void {

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type GitHubFault, GitHubFaults, operationOf } from './github-faults.ts';
-import { ApiError, type EmulatedPull, GitHubState, type MergeMethod, type Policy, type Repository, type StoredCommit, type TreeEntry, blobSha, fullNameOf, sha1 } from './github-state.ts';
+import { ApiError, type EmulatedPull, GitHubState, type MergeMethod, type Policy, type Repository, type StoredCommit, type TreeEntry, blobSha, fullNameOf, repositoryPermissions, sha1 } from './github-state.ts';
 
 export interface GitHubEmulator {
   url: string;
@@ -188,20 +188,25 @@ const ROUTES: Route[] = [
     method: 'GET',
     pattern: /^$/,
     doc: `${DOCS}/repos/repos#get-a-repository`,
-    handle: ({ state, url, repo }) => ({
-      status: 200,
-      body: {
-        id: Number.parseInt(sha1(fullNameOf(repo)).slice(0, 8), 16),
-        name: repo.name,
-        full_name: fullNameOf(repo),
-        node_id: state.nodeId(repo),
-        owner: { login: repo.owner },
-        private: false,
-        html_url: `${url}/${fullNameOf(repo)}`,
-        url: apiUrl(url, repo, ''),
-        default_branch: repo.defaultBranch
-      }
-    })
+    handle: ({ state, url, repo, token }) => {
+      // As GitHub does: a person's token is told its role here, an installation token nothing.
+      const permissions = repositoryPermissions(state.grantOf(token));
+      return {
+        status: 200,
+        body: {
+          id: Number.parseInt(sha1(fullNameOf(repo)).slice(0, 8), 16),
+          name: repo.name,
+          full_name: fullNameOf(repo),
+          node_id: state.nodeId(repo),
+          owner: { login: repo.owner },
+          private: false,
+          html_url: `${url}/${fullNameOf(repo)}`,
+          url: apiUrl(url, repo, ''),
+          default_branch: repo.defaultBranch,
+          ...(permissions ? { permissions } : {})
+        }
+      };
+    }
   },
   {
     method: 'GET',
@@ -373,7 +378,7 @@ const ROUTES: Route[] = [
  * GitHub's GraphQL endpoint, for the one mutation the action sends: `updateRefs`, a compare-and-swap
  * of branches. Like GitHub, it answers 200 with `errors` when the mutation is refused.
  */
-function graphql(state: GitHubState, raw: string): Reply {
+function graphql(state: GitHubState, raw: string, token: string): Reply {
   let request: { query?: string; variables?: { input?: { repositoryId?: string; refUpdates?: { name: string; afterOid: string; beforeOid?: string; force?: boolean }[] } } };
   try {
     request = JSON.parse(raw) as typeof request;
@@ -386,7 +391,7 @@ function graphql(state: GitHubState, raw: string): Reply {
   }
   const repo = state.repoByNodeId(input.repositoryId ?? '');
   if (!repo) return { status: 200, body: { data: { updateRefs: null }, errors: [{ type: 'NOT_FOUND', message: `Could not resolve to a node with the global id of '${input.repositoryId}'` }] } };
-  if (!state.policy.contentsWrite) return { status: 200, body: { data: { updateRefs: null }, errors: [{ type: 'FORBIDDEN', message: 'Resource not accessible by integration' }] } };
+  if (!state.mayWrite(token, 'contents')) return { status: 200, body: { data: { updateRefs: null }, errors: [{ type: 'FORBIDDEN', message: notAccessible(state, token) }] } };
   try {
     state.updateRefs(repo, input.refUpdates ?? []);
   } catch (error) {
@@ -394,6 +399,11 @@ function graphql(state: GitHubState, raw: string): Reply {
     return { status: 200, body: { data: { updateRefs: null }, errors: [{ type: 'UNPROCESSABLE', message: error.message }] } };
   }
   return { status: 200, body: { data: { updateRefs: { clientMutationId: null } } } };
+}
+
+/** GitHub's refusal of a write the token may not make, in its words for the kind of token. */
+function notAccessible(state: GitHubState, token: string): string {
+  return state.grantOf(token)?.kind === 'user' ? 'Resource not accessible by personal access token' : 'Resource not accessible by integration';
 }
 
 function route(method: string, rest: string): { route: Route; params: string[] } | undefined {
@@ -422,8 +432,8 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
     let doc = DOCS;
     try {
       const token = /^(?:token|bearer)\s+(.+)$/i.exec(headers.authorization ?? '')?.[1]?.trim() ?? '';
-      if (token !== state.policy.token) throw new ApiError(401, 'Bad credentials');
-      if (method === 'POST' && pathname === '/graphql') return graphql(state, raw);
+      if (!state.grantOf(token)) throw new ApiError(401, 'Bad credentials');
+      if (method === 'POST' && pathname === '/graphql') return graphql(state, raw, token);
       const repoPath = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(pathname);
       if (!repoPath) throw new ApiError(404, 'Not Found');
       // Octokit escapes the slashes inside {ref} and {path}, so match the decoded path.
@@ -432,9 +442,9 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
       doc = found.route.doc;
       const repo = state.repo(decodeURIComponent(repoPath[1] as string), decodeURIComponent(repoPath[2] as string));
       if (!repo) throw new ApiError(404, 'Not Found');
-      const { policy } = state;
-      const allowed = found.route.needs === 'contents' ? policy.contentsWrite : found.route.needs === 'pulls' ? policy.pullRequestsWrite : true;
-      if (!allowed) throw new ApiError(403, 'Resource not accessible by integration');
+      if (found.route.needs && !state.mayWrite(token, found.route.needs)) {
+        throw new ApiError(403, notAccessible(state, token));
+      }
       let body: Record<string, unknown> = {};
       if (raw.trim() !== '') {
         try {

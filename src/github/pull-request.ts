@@ -15,11 +15,24 @@ export interface BaseFile {
   branch: string; // resolved base branch
   sha: string; // base head commit
   text: string | undefined; // undefined when the file does not exist
+  /** The token's role as GET /repos/{owner}/{repo} states it, when the run asked (no base-branch) and GitHub said (a person's token). */
+  permissions?: RepositoryPermissions;
+}
+
+/** What GitHub states of the token's role in GET /repos/{owner}/{repo}; an installation token is told nothing. */
+export interface RepositoryPermissions {
+  admin?: boolean;
+  maintain?: boolean;
+  push?: boolean;
+  triage?: boolean;
+  pull?: boolean;
 }
 
 export class PullRequestError extends Error {
   /** GitHub's HTTP status, when GitHub answered: a 5xx says the trouble was GitHub's, not the inputs'. */
   readonly status?: number;
+  /** The branch this run pushed when no pull request came to show it: left behind, and the run's report names it. */
+  branchLeft?: string;
   constructor(message: string, status?: number) {
     super(message);
     this.name = 'PullRequestError';
@@ -133,10 +146,9 @@ async function fileText(octokit: Octokit, repo: Repo, path: string, ref: string)
 }
 
 export async function readBaseFile(octokit: Octokit, repo: Repo, path: string, baseBranch?: string): Promise<BaseFile> {
-  const branch =
-    baseBranch ??
-    (await step('read the repository', repo, () => octokit.rest.repos.get({ ...repo }), { notFound: repoNotFound(repo) })).data
-      .default_branch;
+  const repository =
+    baseBranch === undefined ? (await step('read the repository', repo, () => octokit.rest.repos.get({ ...repo }), { notFound: repoNotFound(repo) })).data : undefined;
+  const branch = baseBranch ?? repository!.default_branch;
   const sha = await branchHead(octokit, repo, branch);
   if (sha === undefined) {
     // A missing ref also comes from a missing repository: tell the two apart.
@@ -148,7 +160,7 @@ export async function readBaseFile(octokit: Octokit, repo: Repo, path: string, b
       404
     );
   }
-  return { branch, sha, text: await fileText(octokit, repo, path, sha) };
+  return { branch, sha, text: await fileText(octokit, repo, path, sha), ...(repository?.permissions ? { permissions: repository.permissions } : {}) };
 }
 
 /**
@@ -389,7 +401,10 @@ async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedC
             422
           );
         }
-        throw toPullRequestError(error, `open a pull request from ${branch} into ${base.branch}`, `${repo.owner}/${repo.repo}`, {});
+        const refused = toPullRequestError(error, `open a pull request from ${branch} into ${base.branch}`, `${repo.owner}/${repo.repo}`, {});
+        // The branch holds this run's commit, but no pull request shows it.
+        refused.branchLeft = branch;
+        throw refused;
       }
     }
     const edited = existing.title !== change.title || existing.body !== change.body;

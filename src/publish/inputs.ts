@@ -12,6 +12,7 @@ import type { ScheduleLimits } from '../wait/wait.ts';
 import { templateProblem } from '../storage/durable-url.ts';
 import type { PushedCommit } from './publication.ts';
 import type { GateSettings } from '../content/gate.ts';
+import { prBranchIsBase } from './preflight.ts';
 
 export interface PublishInputs extends PlatformInputs {
   /** What to export; `auto`: the job named by the link in the configuration file (a renewal). */
@@ -265,12 +266,16 @@ function readConfigInputs(): (ConfigTarget & { token: string }) | undefined {
   if (!/^[A-Za-z0-9._\-/]+$/.test(prBranch) || prBranch.includes('..') || prBranch.endsWith('/')) {
     throw new InputError(Input.PrBranch, `'${prBranch}' is not a valid branch name.`);
   }
+  const baseBranch = core.getInput(Input.BaseBranch).trim() || undefined;
+  // Without base-branch, the check waits for GitHub to name the default branch (preflight.ts).
+  const onBase = baseBranch && prBranchIsBase(prBranch, baseBranch, true);
+  if (onBase) throw onBase;
   return {
     token,
     repo: parseRepository(Input.ConfigRepository, repository),
     path,
     key,
-    baseBranch: core.getInput(Input.BaseBranch).trim() || undefined,
+    baseBranch,
     prBranch,
     title: core.getInput(Input.PrTitle).trim() || undefined,
     labels: parseList(core.getInput(Input.PrLabels)),

@@ -11,7 +11,8 @@ import { type DownloadedBundle, checkDownloadPath, downloadBundle } from '../bun
 import { PublishInput, PublishOutput as Output } from '../action/constants.ts';
 import { jobIdFromLink, linkExpiry, linkSecrets, redactLink } from '../values/link.ts';
 import { type ConfigUpdate, type ProposalContext, type PublishedBundle, linkIn, readConfigFile, showChange, updateDeploymentConfig } from './proposal.ts';
-import { type BaseFile, type Octokit, readOpenProposal } from '../github/pull-request.ts';
+import { type BaseFile, type Octokit, PullRequestError, readOpenProposal } from '../github/pull-request.ts';
+import { leftAfterExport, refuseBeforeExport } from './preflight.ts';
 import { checkPatchable } from '../values/values-file.ts';
 import { type DeployedGuard, guardDeployed, linkKind, settingChanges } from './reconcile.ts';
 import { type ExportPlan, type ExportResult, ExportFailedError, runExport } from './export.ts';
@@ -131,7 +132,9 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     if (jobId) core.setOutput(Output.JobId, jobId);
     const failedJob = error instanceof ExportFailedError ? error.job : exportTimeout(error)?.last;
     if (failedJob) core.setOutput(Output.Status, failedJob.status);
-    const message = explainPublishError(error, inputs, plan, jobId);
+    const said = explainPublishError(error, inputs, plan, jobId);
+    const branchLeft = error instanceof PullRequestError ? error.branchLeft : undefined;
+    const message = exported ? leftAfterExport(said, { jobId: exported.job.jobId, branchLeft, repo: inputs.config?.repo }) : said;
     core.setFailed(message);
     const deploymentLog = error instanceof DeploymentFailedError ? error.deployment.logs.slice(-LOG_LINES_SHOWN) : undefined;
     if (deploymentLog?.length) core.info(`The deployment's last ${deploymentLog.length} log lines:\n${deploymentLog.map((line) => `  ${line}`).join('\n')}`);
@@ -253,6 +256,7 @@ interface CurrentConfig {
 async function readCurrent(octokit: Octokit, inputs: PublishInputs): Promise<CurrentConfig> {
   const target = inputs.config!;
   const base = await readConfigFile(octokit, target);
+  refuseBeforeExport({ target, base });
   // A file this action cannot edit (malformed, the block behind an alias) fails here, before any
   // export: the edit itself is tried with a placeholder link.
   checkPatchable(target.path, base.text, target.key, inputs.version);

@@ -125,6 +125,41 @@ function settingsIn(file: string, text: string, configKey: string): (name: strin
   };
 }
 
+/**
+ * The dotted path of every block named `name` in the file (a key holding a mapping, or nothing yet),
+ * found through mappings at any depth: where a chart may keep the settings, such as an umbrella
+ * chart's `mintlify.staticExport`. Lists are not entered: config-key cannot name a place in one.
+ */
+export function blockPaths(file: string, text: string, name: string): string[] {
+  const found: string[] = [];
+  if (formatOf(file) === 'yaml') {
+    const walk = (map: YAMLMap, at: string[]): void => {
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        const path = [...at, String(pair.key.value)];
+        const value = pair.value;
+        if (path.at(-1) === name && (isMap(value) || value === null || (isScalar(value) && value.value === null))) found.push(path.join('.'));
+        if (isMap(value)) walk(value, path);
+      }
+    };
+    const root = parseYaml(file, text).doc.contents;
+    if (isMap(root)) walk(root, []);
+    return found;
+  }
+  const walk = (object: JsonNode, at: string[]): void => {
+    for (const property of object.children ?? []) {
+      const [key, value] = property.children ?? [];
+      if (key === undefined || value === undefined) continue;
+      const path = [...at, String(key.value)];
+      if (path.at(-1) === name && (value.type === 'object' || value.type === 'null')) found.push(path.join('.'));
+      if (value.type === 'object') walk(value, path);
+    }
+  };
+  const tree = parseJson(file, text);
+  if (tree !== undefined) walk(tree, []);
+  return found;
+}
+
 function keyPath(file: string, configKey: string): string[] {
   const path = configKey.split('.');
   if (path.some((segment) => segment === '')) {

@@ -1,0 +1,114 @@
+// End to end through dist/index.js: what a run can know before it exports is refused before the
+// platform hears of it (the platform emulator counts zero requests), and a failure after the export
+// says how to go on without exporting again. The platform and GitHub emulators on loopback.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { runAction } from '../emulator/runner.ts';
+
+const BUNDLE = 'dist/index.js';
+const REPO = 'acme/deploy';
+const TOKEN = 'ghs_emulator_token';
+const PATH = 'deploy/values.yaml';
+const BRANCH = 'static-export/deploy-values.yaml';
+
+let platform: PlatformEmulator;
+let github: GitHubEmulator;
+
+/** A link as the platform signs them, valid for a week from now. */
+function link(jobId: string): string {
+  const signed = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
+  return `https://bundles.invalid/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${signed}&X-Amz-Expires=604800&X-Amz-Signature=0f1e2d3c4b5a6978`;
+}
+
+const topLevel = () => `# The docs deployment.\nstaticExport:\n  enabled: true\n  bundleUrl: "${link('se_3f9a2c1b8e7d4a06')}"\n`;
+const umbrella = () =>
+  ['# Umbrella chart: each subchart under its own key.', 'global:', '  domain: docs.example.com', 'mintlify:', '  image:', '    tag: 1.42.0', '  staticExport:', '    enabled: true', `    bundleUrl: "${link('se_3f9a2c1b8e7d4a06')}"`, ''].join('\n');
+
+beforeAll(async () => {
+  platform = await startPlatformEmulator();
+  github = await startGitHubEmulator();
+});
+afterAll(async () => {
+  await platform.close();
+  await github.close();
+});
+beforeEach(() => {
+  platform.requests.length = 0;
+  github.requests.length = 0;
+  github.setPolicy({ allowActionsToCreatePullRequests: true, contentsWrite: true, pullRequestsWrite: true, tokens: {} });
+  github.createRepo(REPO, { [PATH]: topLevel(), 'README.md': '# deploy\n' });
+});
+
+const run = (inputs: Record<string, string>) =>
+  runAction(BUNDLE, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, domain: 'docs.example.com', ...inputs }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO });
+const writes = () => github.requests.filter((r) => r.method !== 'GET');
+
+describe('refused before any platform request', () => {
+  it('an umbrella chart with the default config-key: the key path found and config-key are named', async () => {
+    github.createRepo(REPO, { [PATH]: umbrella() });
+    const result = await run({});
+    expect(result.code).toBe(1);
+    expect(result.log).toContain(
+      "::error::Input 'config-key': is staticExport (the default), but deploy/values.yaml has no staticExport block: it holds \"mintlify.staticExport\" instead. " +
+        'A run would add a staticExport block that the chart never reads. To edit the block the chart reads, set config-key: mintlify.staticExport. ' +
+        '(If the chart does read staticExport, add it to the file once as an empty block, and runs fill it.) Nothing was exported.'
+    );
+    expect(result.log).not.toContain('Nothing is deployed yet');
+    expect(platform.requests).toEqual([]);
+    expect(writes()).toEqual([]);
+    expect(github.pulls(REPO)).toEqual([]);
+  });
+
+  it('pr-branch equal to the default branch, once GitHub names it', async () => {
+    const result = await run({ 'pr-branch': 'main' });
+    expect(result.code).toBe(1);
+    expect(result.log).toMatch(/::error::Input 'pr-branch': 'main' is the repository's default branch, which the pull request merges into \(no base-branch is set\): a pull request needs a branch of its own\./);
+    expect(platform.requests).toEqual([]);
+    expect(writes()).toEqual([]);
+    // Named by GitHub's answer: the repository, then the base's head and file, and nothing after.
+    expect(github.requests.map((r) => r.path.replace(/\?.*/, ''))).toEqual(['/repos/acme/deploy', '/repos/acme/deploy/git/ref/heads%2Fmain', `/repos/acme/deploy/contents/deploy%2Fvalues.yaml`]);
+  });
+
+  it("a person's token that can read the repository but not push to it, and a token GitHub does not know", async () => {
+    github.setPolicy({ tokens: { ghp_readonly_reviewer: { kind: 'user', write: false } } });
+    const readOnly = await run({ 'github-token': 'ghp_readonly_reviewer' });
+    expect(readOnly.code).toBe(1);
+    expect(readOnly.log).toMatch(/::error::Input 'github-token': can read acme\/deploy but not write to it: GitHub says its role there has no push access\. .*Nothing was exported\./);
+    expect(readOnly.log).not.toContain('ghp_readonly_reviewer');
+    expect(platform.requests).toEqual([]);
+    expect(writes()).toEqual([]);
+
+    const unknown = await run({ 'github-token': 'ghp_revoked_last_week' });
+    expect(unknown.code).toBe(1);
+    expect(unknown.log).toMatch(/::error::Could not read the repository in acme\/deploy: the token is invalid or expired \(401 Bad credentials\)/);
+    expect(platform.requests).toEqual([]);
+  });
+});
+
+describe('a failure after the export', () => {
+  it('names the job id to re-run with and the branch left behind, and the re-run opens the pull request from it', async () => {
+    github.setPolicy({ allowActionsToCreatePullRequests: false });
+    const job = platform.seedExportJob({ domain: 'docs.example.com' });
+    const failed = await run({ 'job-id': job });
+    expect(failed.code).toBe(1);
+    const left =
+      `The export job ${job} is done: once the cause is fixed, re-run with job-id: ${job} to propose it without exporting again. ` +
+      `Branch ${BRANCH} in acme/deploy holds this run's change, but no pull request shows it: the re-run opens the pull request from it, or delete the branch to drop the change.`;
+    expect(failed.log).toMatch(/::error::Could not open a pull request from static-export\/deploy-values\.yaml into main in acme\/deploy: GitHub Actions may not create pull requests here; .*\(x-github-request-id: [^)]+\)\. The export job/);
+    expect(failed.log).toContain(left);
+    expect(failed.summary).toContain(`Branch ${BRANCH} in acme/deploy holds this run`);
+    expect(github.pulls(REPO)).toEqual([]);
+    const pushed = github.branchHead(REPO, BRANCH);
+    expect(github.fileAt(REPO, pushed!, PATH)).toContain(`/bundles/${job}/`);
+
+    // As the message says: with the setting on, the same job-id opens the pull request, and nothing is exported again.
+    github.setPolicy({ allowActionsToCreatePullRequests: true });
+    platform.requests.length = 0;
+    const again = await run({ 'job-id': job });
+    expect(again.code).toBe(0);
+    expect(again.outputs).toMatchObject({ 'job-id': job, 'pull-request-operation': 'created' });
+    expect(github.pulls(REPO)).toMatchObject([{ head: BRANCH, base: 'main', state: 'open' }]);
+    expect(platform.requests.filter((r) => r.method === 'POST' && r.route !== 'bundle')).toEqual([]);
+  });
+});
