@@ -100,7 +100,9 @@ export async function diffCostTable(): Promise<string[]> {
       const [deployed, proposed] = exportsOf(shape);
       const link = async (archive: Buffer) => {
         const jobId = emulator.seedExportJob({ domain: DOMAIN, archive });
-        const answer = await fetch(`${emulator.url}/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } });
+        const generate = () => fetch(`${emulator.url}/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } });
+        // The connection kept alive from the last shape may have been closed by the server while the children ran.
+        const answer = await generate().catch(generate);
         return (await answer.json()) as Bundle;
       };
       const [before, after] = [await link(deployed), await link(proposed)];
@@ -120,6 +122,7 @@ export async function diffCostTable(): Promise<string[]> {
       const name = `${shape.pages.toLocaleString('en-US')} pages, ${mb(proposed.length)} archive`;
       const ratio = `${(row.withDiff.ms / row.alone.ms).toFixed(2)}×, ${(row.withDiff.rssMb / row.alone.rssMb).toFixed(2)}×`;
       lines.push(`  ${name.padEnd(42)}${cell(alone).padStart(22)}${cell(diffed).padStart(22)}${ratio.padStart(18)}`);
+      console.error(lines.at(-1));
       emulator.exportJobs.clear();
     }
   } finally {
