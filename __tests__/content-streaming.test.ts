@@ -9,8 +9,9 @@ import { type ArchiveEntry, buildTar, pageFiles, siteFiles } from '../emulator/a
 import { DEFAULT_LIMITS } from '../src/bundle/guard.ts';
 import { unpackTarGz } from '../src/bundle/unpack.ts';
 import { SiteComparer, pageIdentity } from '../src/content/compare.ts';
-import { type GateSettings, refusal } from '../src/content/gate.ts';
+import { type ContentDiff, type GateSettings, refusal } from '../src/content/gate.ts';
 import { SECTION_MAX_CHARS, contentDiffSection } from '../src/publish/content-diff.ts';
+import { pullRequestBody } from '../src/publish/proposal.ts';
 
 type Side = 'deployed' | 'proposed';
 const page = (title: string, body: string, head = '') => `<html><head><title>${title}</title>${head}</head><body><p>${body}</p></body></html>`;
@@ -59,7 +60,7 @@ describe('a page is a path, not a file', () => {
     ]);
     const comparison = comparer.comparison();
     expect(comparison).toMatchObject({ deployedPages: 2, proposedPages: 2, added: ['/new-guide'], removed: [], redirected: ['/old-guide'], changed: [], unchanged: 1 });
-    expect(refusal({ kind: 'compared', deployedLink: 'https://s.test/se_1/b.tar.gz', readFrom: 'x', comparison }, GATE)).toBeUndefined();
+    expect(refusal({ kind: 'compared', deployedLink: 'https://bundles.invalid/se_1/b.tar.gz', readFrom: 'x', comparison }, GATE)).toBeUndefined();
   });
 });
 
@@ -119,35 +120,46 @@ describe('an archive read without unpacking', () => {
 });
 
 describe('the section a reviewer reads', () => {
+  // Paths of 7,000 characters and excerpts of 10,000-character lines: as much as a page can hold.
+  const paths = Array.from({ length: 40 }, (_, i) => `/${'very-long-segment/'.repeat(400)}${i}`);
+  const line = 'word '.repeat(2000);
+  const hugeDiff: ContentDiff = {
+    kind: 'compared',
+    deployedLink: 'https://bundles.invalid/se_1/b.tar.gz',
+    readFrom: 'x',
+    domain: 'docs.example.com',
+    comparison: {
+      deployedPages: 80,
+      proposedPages: 80,
+      added: paths,
+      removed: paths,
+      changed: paths,
+      redirected: [],
+      unchanged: 0,
+      excerpts: paths.slice(0, 5).map((path) => ({ path, removed: [line, line, line], added: [line, line, line] }))
+    }
+  };
+
   it('stays within its size whatever the paths and excerpts hold, and keeps its counts', () => {
-    const long = (i: number) => `/${'very-long-segment/'.repeat(400)}${i}`;
-    const paths = Array.from({ length: 40 }, (_, i) => long(i));
-    const line = 'word '.repeat(2000);
-    const section = contentDiffSection({
-      kind: 'compared',
-      deployedLink: 'https://s.test/se_1/b.tar.gz',
-      readFrom: 'x',
-      domain: 'docs.example.com',
-      comparison: {
-        deployedPages: 80,
-        proposedPages: 80,
-        added: paths,
-        removed: paths,
-        changed: paths,
-        redirected: [],
-        unchanged: 0,
-        excerpts: paths.slice(0, 5).map((path) => ({ path, removed: [line, line, line], added: [line, line, line] }))
-      }
-    });
+    const section = contentDiffSection(hugeDiff);
     expect(section.length).toBeLessThanOrEqual(SECTION_MAX_CHARS);
     expect(section).toContain('| 40 | 40 | 40 | 0 |');
     expect(section).toContain('more');
   });
 
+  it("keeps the pull request body within GitHub's 65,536 characters", () => {
+    const target = { repo: { owner: 'acme', repo: 'deploy' }, path: 'deploy/values.yaml', key: 'staticExport', prBranch: 'static-export/deploy-values.yaml', labels: [], dryRun: false };
+    const job = { jobId: 'se_2', status: 'completed', progress: 100, pageCount: 80, createdAt: '2026-11-24T00:00:00Z', updatedAt: '2026-11-24T00:00:00Z' };
+    const bundle = { jobId: 'se_2', bundleUrl: 'https://bundles.invalid/se_2/bundle.tar.gz?X-Amz-Signature=abc', sizeBytes: 10, expiresAt: '2026-11-25T00:00:00Z' };
+    const body = pullRequestBody(target, { domain: 'docs.example.com', job, bundle, contentDiff: hugeDiff }, []);
+    expect(body).toContain('| 40 | 40 | 40 | 0 |');
+    expect(body.length).toBeLessThanOrEqual(65_536);
+  });
+
   it('links added and changed pages to the site, encoding what would break the link; removed pages stay plain', () => {
     const section = contentDiffSection({
       kind: 'compared',
-      deployedLink: 'https://s.test/se_1/b.tar.gz',
+      deployedLink: 'https://bundles.invalid/se_1/b.tar.gz',
       readFrom: 'x',
       domain: 'docs.example.com',
       comparison: { deployedPages: 2, proposedPages: 2, added: ['/a (b)'], removed: ['/gone'], changed: ['/c'], redirected: [], unchanged: 0, excerpts: [] }

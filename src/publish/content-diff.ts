@@ -190,6 +190,7 @@ function reportOf(diff: ContentDiff, jobId: string, refused: string | undefined)
     added: c.added,
     removed: c.removed,
     changed: c.changed,
+    redirected: c.redirected,
     excerpts: c.excerpts,
     gate
   };
