@@ -3,14 +3,18 @@
 // again after a cut, archives read without unpacking (with the same checks), and a section that
 // stays within its size whatever the pages hold.
 import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
-import { type ArchiveEntry, buildTar, pageFiles, siteFiles } from '../emulator/archive.ts';
+import { type ArchiveEntry, buildTar, buildZip, pageFiles, siteFiles } from '../emulator/archive.ts';
+import { Deadline } from '../src/action/deadline.ts';
 import { DEFAULT_LIMITS } from '../src/bundle/guard.ts';
 import { unpackTarGz } from '../src/bundle/unpack.ts';
 import { SiteComparer, pageIdentity } from '../src/content/compare.ts';
 import { type ContentDiff, type GateSettings, refusal } from '../src/content/gate.ts';
-import { SECTION_MAX_CHARS, contentDiffSection } from '../src/publish/content-diff.ts';
+import { SECTION_MAX_CHARS, compareWithProduction, contentDiffSection, readArchiveFile } from '../src/publish/content-diff.ts';
 import { pullRequestBody } from '../src/publish/proposal.ts';
 
 type Side = 'deployed' | 'proposed';
@@ -106,6 +110,21 @@ describe('an archive read without unpacking', () => {
     });
     expect(tree.files).toBe(3);
     expect(read.sort()).toEqual(['a/b.html', 'index.html']);
+  });
+
+  it('reads a kept zip for the comparison without unpacking it: its pages counted, nothing written beside it', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'content-zip-'));
+    try {
+      const file = join(folder, 'bundle.zip');
+      writeFileSync(file, buildZip(siteFiles('d.test', { pages: ['index.html', 'a.html', 'b/index.html', '404.html'] })));
+      const { diff } = await compareWithProduction({ deployedLink: undefined, deadline: new Deadline(60_000), signal: new AbortController().signal }, (reader) =>
+        readArchiveFile(file, reader(), new AbortController().signal)
+      );
+      expect(diff).toEqual({ kind: 'first', proposedPages: 3 });
+      expect(readdirSync(folder)).toEqual(['bundle.zip']);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('still refuses a link that leads outside through another link, and a link to nothing; accepts one that stays inside', async () => {

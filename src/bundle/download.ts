@@ -2,6 +2,8 @@
 // site can be served from anywhere. The archive streams: a tar.gz is unpacked as its bytes arrive,
 // a zip is written to a file first (see unpackZip). Everything lands in a staging directory beside
 // the target and is renamed into place only once every check passed, so a failure leaves nothing.
+// With writeFiles false nothing is written at all: every entry passes the same checks and goes to a
+// reader (the content diff hashes pages as they stream out), and only a zip waits in a file.
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';

@@ -16,7 +16,7 @@ import { fetchDeployed } from '../content/deployed.ts';
 import { type ContentDiff, type GateSettings, percent, refusal } from '../content/gate.ts';
 import { jobIdFromLink, redactLink } from '../values/link.ts';
 import { DEFAULT_LIMITS } from '../bundle/guard.ts';
-import { detectFormat, type EntryReader, unpackTarGz, unpackZip } from '../bundle/unpack.ts';
+import { type ArchiveFormat, detectFormat, type EntryReader, unpackTarGz, unpackZip } from '../bundle/unpack.ts';
 
 /** An export the content gate refused: nothing was proposed. */
 export class ContentGateError extends Error {
@@ -90,11 +90,16 @@ export async function compareWithProduction<T>(request: DiffRequest, readPropose
 
 /** Reads an archive kept on disk (archive-path) through `reader`, with a download's checks but the home page (the gate's). Nothing is unpacked. */
 export async function readArchiveFile(file: string, reader: EntryReader, signal: AbortSignal): Promise<void> {
+  if ((await formatOfFile(file)) === 'zip') await unpackZip(file, undefined, DEFAULT_LIMITS, signal, false, reader);
+  else await unpackTarGz(createReadStream(file), undefined, DEFAULT_LIMITS, signal, false, reader);
+}
+
+/** An archive's format by its first bytes, as a download judges it. */
+async function formatOfFile(file: string): Promise<ArchiveFormat> {
   const handle = await open(file);
   const head = Buffer.alloc(512);
   const { bytesRead } = await handle.read(head, 0, head.length, 0).finally(() => handle.close());
-  if (detectFormat(head.subarray(0, bytesRead)) === 'zip') await unpackZip(file, undefined, DEFAULT_LIMITS, signal, false, reader);
-  else await unpackTarGz(createReadStream(file), undefined, DEFAULT_LIMITS, signal, false, reader);
+  return detectFormat(head.subarray(0, bytesRead));
 }
 
 /**
@@ -128,11 +133,8 @@ export async function unpackArchiveFile<T>(file: string, signal: AbortSignal, us
   const root = uniqueTempPath('static-export-proposed');
   try {
     await mkdir(root);
-    const handle = await open(file);
-    const head = Buffer.alloc(512);
-    const { bytesRead } = await handle.read(head, 0, head.length, 0).finally(() => handle.close());
     // The same checks as a download's, but the home page: that one is the content gate's to judge.
-    if (detectFormat(head.subarray(0, bytesRead)) === 'zip') await unpackZip(file, root, DEFAULT_LIMITS, signal, false);
+    if ((await formatOfFile(file)) === 'zip') await unpackZip(file, root, DEFAULT_LIMITS, signal, false);
     else await unpackTarGz(createReadStream(file), root, DEFAULT_LIMITS, signal, false);
     return await use(root);
   } finally {
