@@ -231,7 +231,7 @@ export function diffTable(measured: DiffMeasurement): string {
     ...measured.rows.map((row) => `| ${row.pages.toLocaleString('en-US')} pages, ${size(row.archiveBytes)} archive | ${cell(row.alone)} | ${cell(row.withDiff)} | ${ratio(row)} |`),
     '',
     `Time and peak memory, median of ${measured.runs} runs, each a child process, the two kinds alternating in one run (peak memory includes Node's own ` +
-      `${measured.baselineMb} MB; ${onMachine(measured)} at the start and ${measured.loadAfter} at the end).`
+      `${measured.baselineMb} MB; ${onMachine(measured)}, shared with other work: load ${measured.loadAfter} when the last run ended).`
   ].join('\n');
 }
 

@@ -18,7 +18,13 @@ export type ArchiveFormat = 'tar.gz' | 'zip';
  * pages this way): a feed per file, or undefined to let the file pass unread.
  */
 export interface EntryReader {
-  file(path: string): { write(chunk: Buffer): void; end(): void } | undefined;
+  file(path: string): FileFeed | undefined;
+}
+
+/** One file's content, chunk by chunk as the archive yields it, then its end. */
+export interface FileFeed {
+  write(chunk: Buffer): void;
+  end(): void;
 }
 
 export interface UnpackedTree {
@@ -159,6 +165,7 @@ class TarSink extends Writable {
       const path = this.guard.admit({ path: entry.path, type: entry.type, kind, size: entry.size, linkpath: entry.linkpath });
       const { writer } = this;
       const feed = path !== undefined && kind === 'file' ? this.reader?.file(path) : undefined;
+      // A file goes to the disk, and to the reader as it passes; with nothing written, to the reader only.
       if (path === undefined || kind !== 'file' || !writer) {
         if (path !== undefined && writer) {
           if (kind === 'directory') writer.directory(path);
@@ -191,7 +198,7 @@ class TarSink extends Writable {
 }
 
 /** A file's bytes on their way to the disk, read by `feed` as they pass. */
-function readWhilePassing(source: ByteSource & NodeJS.EventEmitter, feed: NonNullable<ReturnType<EntryReader['file']>>): ByteSource {
+function readWhilePassing(source: ByteSource & NodeJS.EventEmitter, feed: FileFeed): ByteSource {
   const passing = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       feed.write(chunk);
@@ -308,7 +315,7 @@ export async function unpackZip(file: string, root: string | undefined, limits: 
   return { files: guard.files, bytes: guard.bytes };
 }
 
-async function readInto(stream: NodeJS.ReadableStream, feed: NonNullable<ReturnType<EntryReader['file']>>, signal?: AbortSignal): Promise<void> {
+async function readInto(stream: NodeJS.ReadableStream, feed: FileFeed, signal?: AbortSignal): Promise<void> {
   for await (const chunk of stream) {
     signal?.throwIfAborted();
     feed.write(chunk as Buffer);
