@@ -15,7 +15,8 @@ import { SiteComparer } from '../content/compare.ts';
 import { fetchDeployed } from '../content/deployed.ts';
 import { type ContentDiff, type GateSettings, percent, refusal } from '../content/gate.ts';
 import { jobIdFromLink, redactLink } from '../values/link.ts';
-import { DEFAULT_LIMITS } from '../bundle/guard.ts';
+import { BundleError, DEFAULT_LIMITS } from '../bundle/guard.ts';
+import { formatDuration } from '../action/format.ts';
 import { type ArchiveFormat, detectFormat, type EntryReader, unpackTarGz, unpackZip } from '../bundle/unpack.ts';
 
 /** An export the content gate refused: nothing was proposed. */
@@ -78,7 +79,14 @@ export async function compareWithProduction<T>(request: DiffRequest, readPropose
   }
   const read = await deployed;
   if ('error' in read) {
-    if (signal.aborted || deadline.expired()) throw read.error;
+    if (signal.aborted) throw read.error;
+    if (deadline.expired()) {
+      throw new BundleError(
+        'timeout',
+        `The new export was read, but production's export, read beside it to compare the pages, did not finish within the step's timeout (${formatDuration(deadline.timeoutMs)}); nothing was proposed. Raise timeout.`,
+        { cause: read.error }
+      );
+    }
     const reason = read.error instanceof Error ? read.error.message : String(read.error);
     core.warning(`Production's export could not be read, so the pages were not compared (${reason}). The new export is proposed on its own checks.`);
     return { proposed, diff: { kind: 'unavailable', deployedLink, reason, proposedPages: comparer.pages('proposed') } };
