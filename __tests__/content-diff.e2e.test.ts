@@ -79,9 +79,9 @@ describe('content diff against production', () => {
     // Counts lead, in a table with a header row; then paths, and a readable excerpt of the change.
     expect(pull.body).toContain('### What readers see after the merge\n\n| added | removed | changed | unchanged |\n|---:|---:|---:|---:|\n| 1 | 1 | 1 | 8 |');
     expect(pull.body.indexOf('| added | removed |')).toBeLessThan(pull.body.indexOf('| Export job |'));
-    expect(pull.body).toContain('**Added** (1)\n\n- `/guides/new-page`');
+    expect(pull.body).toContain('**Added** (1)\n\n- [`/guides/new-page`](https://docs.example.com/guides/new-page)');
     expect(pull.body).toContain('**Removed** (1)\n\n- `/pages/page-0009`');
-    expect(pull.body).toContain('- `/pages/page-0003`\n\n```diff\n+ Tokens now expire after one hour.\n```');
+    expect(pull.body).toContain('- [`/pages/page-0003`](https://docs.example.com/pages/page-0003)\n\n```diff\n+ Tokens now expire after one hour.\n```');
     expect(pull.body).not.toContain('No page change');
     expect(run.summary).toContain('| 1 | 1 | 1 | 8 |');
     expect(run.log).toContain('1 added, 1 removed, 1 changed, 8 unchanged');

@@ -1,52 +1,45 @@
 // The content diff's parts on their own: what text a reader sees of a page, the comparison of two
-// sites on disk, the gate's verdicts and the Markdown a reviewer reads.
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+// exports' pages, the gate's verdicts and the Markdown a reviewer reads.
+import { describe, expect, it } from '@jest/globals';
 import { pageFiles, siteFiles } from '../emulator/archive.ts';
-import { compareSites, excerpt, pagePath } from '../src/content/compare.ts';
+import { SiteComparer, excerpt, pageIdentity } from '../src/content/compare.ts';
 import { type ContentDiff, type GateSettings, refusal } from '../src/content/gate.ts';
-import { readPageText } from '../src/content/page-text.ts';
+import { pageText } from '../src/content/page-text.ts';
 import { contentDiffSection } from '../src/publish/content-diff.ts';
 
-let work: string;
-beforeEach(() => {
-  work = mkdtempSync(join(tmpdir(), 'content-'));
-});
-afterEach(() => rmSync(work, { recursive: true, force: true }));
-
-function writeSite(root: string, files: { path: string; content: string | Buffer }[]): string {
+/** Feeds each file to the comparer as an archive would yield it. */
+function feed(comparer: SiteComparer, side: 'deployed' | 'proposed', files: { path: string; content: string | Buffer }[]): void {
+  const reader = comparer.reader(side);
   for (const file of files) {
-    mkdirSync(dirname(join(root, file.path)), { recursive: true });
-    writeFileSync(join(root, file.path), file.content);
+    const page = reader.file(file.path);
+    page?.write(Buffer.from(file.content));
+    page?.end();
   }
-  return root;
 }
 
 describe('what a reader sees of a page', () => {
-  it('keeps the title and the body text by block, and leaves scripts, styles and attributes out', async () => {
-    const file = join(work, 'page.html');
-    writeFileSync(
-      file,
-      '<html><head><title>Auth &amp; tokens</title><script>var buildId="abc"</script><style>p{}</style></head>' +
+  it('keeps the title and the body text by block, and leaves scripts, styles and attributes out', () => {
+    expect(
+      pageText(
+        '<html><head><title>Auth &amp; tokens</title><script>var buildId="abc"</script><style>p{}</style></head>' +
         '<body data-build="abc"><h1>Tokens</h1><p>They   expire\nafter <b>one</b> hour.</p><ul><li>One</li><li>Two</li></ul>' +
         '<svg><title>icon</title></svg><script id="__NEXT_DATA__">{"buildId":"abc"}</script></body></html>'
-    );
-    expect(await readPageText(file)).toEqual(['Auth & tokens', 'Tokens', 'They expire after one hour.', 'One', 'Two']);
+      ).lines
+    ).toEqual(['Auth & tokens', 'Tokens', 'They expire after one hour.', 'One', 'Two']);
   });
 
   it('names pages as readers reach them', () => {
-    expect(['index.html', 'guides/index.html', 'guides/a.html', 'b.htm'].map(pagePath)).toEqual(['/', '/guides/', '/guides/a', '/b']);
+    expect(['index.html', 'guides/index.html', 'guides/a.html', 'b.htm'].map(pageIdentity)).toEqual(['/', '/guides', '/guides/a', '/b']);
   });
 });
 
 describe('comparing two sites', () => {
-  it('finds only the real changes when every page carries another build id', async () => {
+  it('finds only the real changes when every page carries another build id', () => {
     const pages = pageFiles(6);
-    const before = writeSite(join(work, 'a'), siteFiles('d.test', { pages, buildId: 'one' }));
-    const after = writeSite(join(work, 'b'), siteFiles('d.test', { pages: [...pages.slice(0, 5), 'new.html'], buildId: 'two', edits: { 'pages/page-0002.html': 'Edited.' } }));
-    const comparison = await compareSites(before, after);
+    const comparer = new SiteComparer();
+    feed(comparer, 'deployed', siteFiles('d.test', { pages, buildId: 'one' }));
+    feed(comparer, 'proposed', siteFiles('d.test', { pages: [...pages.slice(0, 5), 'new.html'], buildId: 'two', edits: { 'pages/page-0002.html': 'Edited.' } }));
+    const comparison = comparer.comparison();
     expect(comparison).toMatchObject({ deployedPages: 6, proposedPages: 6, added: ['/new'], removed: ['/pages/page-0005'], changed: ['/pages/page-0002'], unchanged: 4 });
     expect(comparison.excerpts).toEqual([{ path: '/pages/page-0002', removed: [], added: ['Edited.'] }]);
   });
@@ -66,7 +59,7 @@ function compared(deployedPages: number, removed: string[], proposedPages = depl
     kind: 'compared',
     deployedLink: 'https://s3.test/se_1/b.tar.gz',
     readFrom: 'its deployed link',
-    comparison: { deployedPages, proposedPages, added: [], removed, changed: [], unchanged: proposedPages, excerpts: [] }
+    comparison: { deployedPages, proposedPages, added: [], removed, changed: [], redirected: [], unchanged: proposedPages, excerpts: [] }
   };
 }
 

@@ -255,7 +255,8 @@ export function siteFiles(domain: string, spec: SiteSpec): SiteFile[] {
   const pages = typeof spec.pages === 'number' ? pageFiles(spec.pages) : spec.pages;
   const asset = (name: string) => `/_next/static/${buildId}/${name}-${createHash('sha256').update(buildId + name).digest('hex').slice(0, 8)}`;
   const files: SiteFile[] = pages.map((path, i) => {
-    const name = path.replace(/\.html$/, '').replace(/(^|\/)index$/, '$1home').split('/').pop() || 'home';
+    // Named by the page a reader reaches, so `guides/auth.html` and `guides/auth/index.html` read alike.
+    const name = path.replace(/\.html$/, '').replace(/(^|\/)index$/, '').split('/').pop() || 'home';
     const edit = spec.edits?.[path];
     const pad = spec.padBytes ? filler(`${buildId}/${path}`, spec.padBytes) : '';
     return {

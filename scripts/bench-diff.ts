@@ -1,34 +1,37 @@
 // What the content diff costs (`npm run bench:diff`, and part of `npm run bench`): for two exports of
-// 10, 100 and 1,000 pages and one of about 200 MB, the time and peak memory of what a run with
-// config-path does (download and unpack the new bundle, fetch production's, compare page by page)
-// against downloading and unpacking the new bundle alone (download-path). Every page of the two
-// exports carries its own build id; 5% of the pages are edited, 2% added, 2% removed.
+// 100, 1,000 and 10,000 pages and one of about 200 MB, the time and peak memory of what a run with
+// config-path does (the new bundle and production's downloaded at once, every page hashed as it
+// streams out, through run.ts's own compareWithProduction) against fetching the same new bundle
+// with download-path alone (downloaded and unpacked to disk). Every page of the two exports carries
+// its own build id; 5% of the pages are edited, 2% added, 2% removed.
 //
 // Each measured run is a child process, so its peak memory is its own: VmHWM from /proc/self/status
-// (maxRSS would count this parent's, inherited through fork). The platform emulator serves both
-// archives over loopback from this process. BENCH_RUNS=n sets the rounds. It writes
-// docs/measurements/diff.json, which docs/content-diff.md quotes (npm run docs).
+// (maxRSS would count this parent's, inherited through fork). The two kinds of run alternate within
+// each round, side by side in one run of the benchmark, so a neighbour's load falls on both; the
+// load average is recorded before and after. The platform emulator serves the archives over
+// loopback from this process. BENCH_RUNS=n sets the rounds. It writes docs/measurements/diff.json,
+// which docs/content-diff.md quotes (npm run docs).
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { bundleFormats, pageFiles, siteFiles } from '../emulator/archive.ts';
 import { DEFAULT_API_KEY, startPlatformEmulator } from '../emulator/platform.ts';
 import type { Bundle } from '../src/platform/static-export.ts';
 import { downloadBundle } from '../src/bundle/download.ts';
-import { compareSites } from '../src/content/compare.ts';
-import { fetchDeployed } from '../src/content/deployed.ts';
+import { Deadline } from '../src/action/deadline.ts';
+import { compareWithProduction } from '../src/publish/content-diff.ts';
 import type { DiffMeasurement } from './docs.ts';
 
 const ROUNDS = Number(process.env.BENCH_RUNS ?? 3);
 /** Pages, and bytes of unseen data each page embeds (static builds inline a JSON blob per page). */
 const SHAPES = [
-  { pages: 10, padBytes: 20_000 },
   { pages: 100, padBytes: 20_000 },
   { pages: 1_000, padBytes: 20_000 },
-  { pages: 2_000, padBytes: 130_000 }
+  { pages: 10_000, padBytes: 2_000 },
+  { pages: 2_000, padBytes: 134_000 }
 ];
 
 interface Measure {
@@ -38,16 +41,20 @@ interface Measure {
 
 const DOMAIN = 'docs.example.com';
 
-/** The new bundle alone (download-path), or with production's fetched and the pages compared. */
+/** The new bundle alone (download-path), or as a config-path run reads it: beside production's, compared. */
 async function childDownload(compare: boolean): Promise<void> {
   const [bundleJson, deployedLink, work] = process.argv.slice(3);
   const bundle = JSON.parse(bundleJson) as Bundle;
   const started = performance.now();
-  const proposed = await downloadBundle({ bundle, directory: join(work, 'new'), log: () => undefined, requireHomePage: !compare });
   if (compare) {
-    await fetchDeployed({ deployedLink, directory: join(work, 'deployed'), log: () => undefined });
-    const comparison = await compareSites(join(work, 'deployed'), proposed.path);
-    if (comparison.changed.length === 0) throw new Error('the benchmark exports should differ');
+    process.env.RUNNER_TEMP = work;
+    const { diff } = await compareWithProduction(
+      { deployedLink, deadline: new Deadline(3_600_000), signal: new AbortController().signal },
+      (reader) => downloadBundle({ bundle, directory: join(work, 'new'), log: () => undefined, requireHomePage: false, writeFiles: false, reader })
+    );
+    if (diff.kind !== 'compared' || diff.comparison.changed.length === 0) throw new Error(`the benchmark exports should differ: ${JSON.stringify(diff).slice(0, 300)}`);
+  } else {
+    await downloadBundle({ bundle, directory: join(work, 'new'), log: () => undefined });
   }
   report(performance.now() - started);
 }
@@ -81,19 +88,21 @@ export async function diffCostTable(): Promise<string[]> {
   // Imported here, not in the children, whose peak memory is measured.
   const { DIFF_MEASUREMENT, machineFacts } = await import('./docs.ts');
   const baselineMb = (await node(['--baseline'])).rssMb;
-  const measured: DiffMeasurement = { ...machineFacts(ROUNDS), baselineMb: Math.round(baselineMb), rows: [] };
+  const measured: DiffMeasurement = { ...machineFacts(ROUNDS), baselineMb: Math.round(baselineMb), loadAfter: 0, rows: [] };
   const emulator = await startPlatformEmulator({ linkTtlSeconds: 7 * 24 * 3600 });
   const work = await mkdtemp(join(tmpdir(), 'bench-diff-'));
   const lines = [
     `The content diff's cost (median of ${ROUNDS} runs, each a child process; peak RSS includes Node's own ${baselineMb.toFixed(0)} MB):`,
-    `  ${'two exports'.padEnd(42)}${'new bundle alone'.padStart(22)}${'with the diff'.padStart(22)}`
+    `  ${'two exports'.padEnd(42)}${'new bundle alone'.padStart(22)}${'with the diff'.padStart(22)}${'time, memory'.padStart(18)}`
   ];
   try {
     for (const shape of SHAPES) {
       const [deployed, proposed] = exportsOf(shape);
       const link = async (archive: Buffer) => {
         const jobId = emulator.seedExportJob({ domain: DOMAIN, archive });
-        const answer = await fetch(`${emulator.url}/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } });
+        const generate = () => fetch(`${emulator.url}/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } });
+        // The connection kept alive from the last shape may have been closed by the server while the children ran.
+        const answer = await generate().catch(generate);
         return (await answer.json()) as Bundle;
       };
       const [before, after] = [await link(deployed), await link(proposed)];
@@ -108,15 +117,19 @@ export async function diffCostTable(): Promise<string[]> {
       }
       const cell = (measures: Measure[]) => `${(median(measures.map((m) => m.ms)) / 1000).toFixed(2)} s, ${median(measures.map((m) => m.rssMb)).toFixed(0)} MB`;
       const summary = (measures: Measure[]) => ({ ms: Math.round(median(measures.map((m) => m.ms))), rssMb: Math.round(median(measures.map((m) => m.rssMb))) });
-      measured.rows.push({ pages: shape.pages, archiveBytes: proposed.length, alone: summary(alone), withDiff: summary(diffed) });
+      const row = { pages: shape.pages, archiveBytes: proposed.length, alone: summary(alone), withDiff: summary(diffed) };
+      measured.rows.push(row);
       const name = `${shape.pages.toLocaleString('en-US')} pages, ${mb(proposed.length)} archive`;
-      lines.push(`  ${name.padEnd(42)}${cell(alone).padStart(22)}${cell(diffed).padStart(22)}`);
+      const ratio = `${(row.withDiff.ms / row.alone.ms).toFixed(2)}×, ${(row.withDiff.rssMb / row.alone.rssMb).toFixed(2)}×`;
+      lines.push(`  ${name.padEnd(42)}${cell(alone).padStart(22)}${cell(diffed).padStart(22)}${ratio.padStart(18)}`);
+      console.error(lines.at(-1));
       emulator.exportJobs.clear();
     }
   } finally {
     await emulator.close();
     await rm(work, { recursive: true, force: true });
   }
+  measured.loadAfter = Number(loadavg()[0].toFixed(2));
   // The docs quote this file, never the console (scripts/docs.ts; npm run docs rewrites them).
   writeFileSync(DIFF_MEASUREMENT, `${JSON.stringify(measured, null, 2)}\n`);
   lines.push(`Written to ${DIFF_MEASUREMENT}; run npm run docs to update the docs.`);

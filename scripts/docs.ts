@@ -147,6 +147,7 @@ export function machineFacts(runs: number): MachineFacts {
 const onMachine = (measured: MachineFacts) => `${measured.cores} cores, load ${measured.load}, Node ${measured.node}`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const wholeMb = (bytes: number) => `${Math.round(bytes / MiB)} MB`;
+const times = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 
 /** The committed measurement of `npm run bench:limits`: values files up to the cap, and SIGTERM while one is parsed. */
 export const LIMITS_MEASUREMENT = 'docs/measurements/limits.json';
@@ -192,7 +193,6 @@ export interface UnpackMeasurement extends MachineFacts {
 
 export function unpackParagraph(measured: UnpackMeasurement): string {
   const { medianMs: ms, archive } = measured;
-  const times = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
   const memory = measured.memory.map((row) => `${row.unpackMb} MB for ${wholeMb(row.archive.bytes)}`);
   return (
     `On a ${wholeMb(archive.bytes)}, ${archive.files.toLocaleString('en-US')}-file bundle, in one run with \`tar -xzf\` on the same archive ` +
@@ -216,19 +216,22 @@ interface DiffCell {
 export interface DiffMeasurement extends MachineFacts {
   /** Peak RSS of Node with the modules loaded and nothing done. */
   baselineMb: number;
+  /** One-minute load average when the last run ended. */
+  loadAfter: number;
   rows: { pages: number; archiveBytes: number; alone: DiffCell; withDiff: DiffCell }[];
 }
 
 export function diffTable(measured: DiffMeasurement): string {
   const cell = ({ ms, rssMb }: DiffCell) => `${seconds(ms)}, ${rssMb} MB`;
   const size = (bytes: number) => (bytes < 10 * MiB ? `${(bytes / MiB).toFixed(1)} MB` : wholeMb(bytes));
+  const ratio = (row: DiffMeasurement['rows'][number]) => `${times(row.withDiff.ms, row.alone.ms)}, ${times(row.withDiff.rssMb, row.alone.rssMb)}`;
   return [
-    '| two exports | new bundle alone (`download-path`) | with the diff (`config-path`) |',
-    '|---|---|---|',
-    ...measured.rows.map((row) => `| ${row.pages.toLocaleString('en-US')} pages, ${size(row.archiveBytes)} archive | ${cell(row.alone)} | ${cell(row.withDiff)} |`),
+    '| two exports | new bundle alone (`download-path`) | with the diff (`config-path`) | time, memory |',
+    '|---|---|---|---|',
+    ...measured.rows.map((row) => `| ${row.pages.toLocaleString('en-US')} pages, ${size(row.archiveBytes)} archive | ${cell(row.alone)} | ${cell(row.withDiff)} | ${ratio(row)} |`),
     '',
-    `Time and peak memory, median of ${measured.runs} runs, each a child process (its peak memory includes Node's own ` +
-      `${measured.baselineMb} MB; ${onMachine(measured)}).`
+    `Time and peak memory, median of ${measured.runs} runs, each a child process, the two kinds alternating in one run (peak memory includes Node's own ` +
+      `${measured.baselineMb} MB; ${onMachine(measured)}, shared with other work: load ${measured.loadAfter} when the last run ended).`
   ].join('\n');
 }
 

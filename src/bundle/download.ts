@@ -2,6 +2,8 @@
 // site can be served from anywhere. The archive streams: a tar.gz is unpacked as its bytes arrive,
 // a zip is written to a file first (see unpackZip). Everything lands in a staging directory beside
 // the target and is renamed into place only once every check passed, so a failure leaves nothing.
+// With writeFiles false nothing is written at all: every entry passes the same checks and goes to a
+// reader (the content diff hashes pages as they stream out), and only a zip waits in a file.
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
@@ -18,7 +20,7 @@ import type { Deadline } from '../action/deadline.ts';
 import { isTlsCode, networkCode, tlsAdvice } from '../action/network.ts';
 import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
 import { BundleError, DEFAULT_LIMITS, type UnpackLimits } from './guard.ts';
-import { type ArchiveFormat, detectFormat, unpackTarGz, unpackZip, type UnpackedTree } from './unpack.ts';
+import { type ArchiveFormat, detectFormat, type EntryReader, unpackTarGz, unpackZip, type UnpackedTree } from './unpack.ts';
 import { archiveCopy, archiveStagingPath, checkArchiveFormat, type KeptArchive, placeArchive } from '../storage/kept-archive.ts';
 
 export { BundleError } from './guard.ts';
@@ -50,10 +52,17 @@ export interface DownloadBundleOptions {
   deadline?: Deadline;
   /** Also keep the archive as served at this path (absolute; must not exist), once every check passed. */
   keepArchive?: { input: string; path: string };
+  /**
+   * Reads files as they come out of the archive (the content diff's pages). Called at the start of
+   * each attempt, so an attempt cut short and tried again is read afresh.
+   */
+  reader?: () => EntryReader;
+  /** False: nothing is written to `directory`; the entries pass every check and go to `reader` only. */
+  writeFiles?: boolean;
 }
 
 export interface DownloadedBundle {
-  /** The directory, absolute. */
+  /** The directory, absolute (nothing is there when writeFiles was false). */
   path: string;
   /** Regular files unpacked. */
   files: number;
@@ -94,7 +103,8 @@ export async function downloadBundle(given: DownloadBundleOptions): Promise<Down
 async function downloadWithin(options: DownloadBundleOptions): Promise<DownloadedBundle> {
   const limits: UnpackLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const target = resolve(options.directory);
-  await checkDownloadPath(options.directory, target);
+  const writeFiles = options.writeFiles !== false;
+  if (writeFiles) await checkDownloadPath(options.directory, target);
   const parent = dirname(target);
   const madeParent = await mkdir(parent, { recursive: true });
   const staging = join(parent, `.${basename(target)}.partial-${randomBytes(6).toString('hex')}`);
@@ -128,15 +138,21 @@ async function downloadWithin(options: DownloadBundleOptions): Promise<Downloade
         renewed = true;
       }
     }
-    await checkDownloadPath(options.directory, target); // nothing appeared there while downloading
+    if (writeFiles) await checkDownloadPath(options.directory, target); // nothing appeared there while downloading
     if (archive) checkArchiveFormat(options.keepArchive!.input, options.keepArchive!.path, fetched.format);
     const kept = archive ? await placeArchive(options.keepArchive!.input, archive, options.keepArchive!.path, fetched.sha256, fetched.bytes) : undefined;
-    await rmdir(target).catch(() => undefined); // an empty directory gives way (rename over it fails on Windows)
-    await rename(staging, target);
-    placed = true;
+    if (writeFiles) {
+      await rmdir(target).catch(() => undefined); // an empty directory gives way (rename over it fails on Windows)
+      await rename(staging, target);
+      placed = true;
+    }
     const result: DownloadedBundle = { path: target, renewed, bundle, ...fetched, kept };
+    const files = `${result.files.toLocaleString('en-US')} files (${formatBytes(result.unpackedBytes)}) from a ${formatBytes(result.bytes)} ${result.format}`;
+    const seconds = formatSeconds(Date.now() - started);
     options.log(
-      `Unpacked ${result.files.toLocaleString('en-US')} files (${formatBytes(result.unpackedBytes)}) from a ${formatBytes(result.bytes)} ${result.format} into ${options.shownAs ?? options.directory} in ${formatSeconds(Date.now() - started)}; sha256 ${result.sha256}.`
+      writeFiles
+        ? `Unpacked ${files} into ${options.shownAs ?? options.directory} in ${seconds}; sha256 ${result.sha256}.`
+        : `Read ${files} (${options.shownAs ?? 'checked, not unpacked'}) in ${seconds}; sha256 ${result.sha256}.`
     );
     return result;
   } finally {
@@ -188,7 +204,7 @@ async function fetchWithRetries(bundle: DownloadLink, staging: string, limits: U
     async () => {
       await removeQuietly(staging);
       await removeQuietly(`${staging}.zip`);
-      await mkdir(staging);
+      if (options.writeFiles !== false) await mkdir(staging);
       return fetchOnce(bundle, staging, limits, options, archive);
     },
     {
@@ -220,6 +236,8 @@ async function fetchOnce(bundle: DownloadLink, staging: string, limits: UnpackLi
   const expected = bundle.sizeBytes ?? (length !== undefined ? Number(length) : undefined);
   const meter = new ArchiveMeter(expected ?? limits.maxBytes, expected !== undefined);
   const zipFile = `${staging}.zip`;
+  const root = options.writeFiles === false ? undefined : staging;
+  const reader = options.reader?.();
   let format: ArchiveFormat | undefined;
   let tree: UnpackedTree | undefined;
   try {
@@ -234,7 +252,7 @@ async function fetchOnce(bundle: DownloadLink, staging: string, limits: UnpackLi
         format = detectFormat(head);
         const rest = chain(head, iterator);
         if (format === 'tar.gz') {
-          tree = await unpackTarGz(rest, staging, limits, options.signal, options.requireHomePage);
+          tree = await unpackTarGz(rest, root, limits, options.signal, options.requireHomePage, reader);
         } else {
           await pipeline(Readable.from(rest, { objectMode: false }), createWriteStream(zipFile, { flags: 'wx' }));
         }
@@ -245,7 +263,7 @@ async function fetchOnce(bundle: DownloadLink, staging: string, limits: UnpackLi
     throw downloadError(error, meter, meter.expected);
   }
   // The whole archive is on disk and its size matched, so yauzl may read it by offset now.
-  if (format === 'zip') tree = await unpackZip(zipFile, staging, limits, options.signal, options.requireHomePage);
+  if (format === 'zip') tree = await unpackZip(zipFile, root, limits, options.signal, options.requireHomePage, reader);
   return { files: tree!.files, unpackedBytes: tree!.bytes, sha256: meter.sha256(), bytes: meter.bytes, format: format! };
 }
 

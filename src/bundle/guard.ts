@@ -82,8 +82,10 @@ export class EntryGuard {
   files = 0;
   /** Bytes of file content. */
   bytes = 0;
-  /** Symbolic links, by path relative to the root: checked on disk once everything is written. */
+  /** Symbolic links, by path relative to the root: checked once every entry is in. */
   readonly symlinks: string[] = [];
+  /** Each link's target as the archive gives it, by the link's key (`nameKey`). */
+  private readonly linkTargets = new Map<string, string>();
   private readonly limits: UnpackLimits;
   /** By the name as a case-insensitive, normalising file system sees it (see `nameKey`). */
   private readonly kinds = new Map<string, EntryKind>();
@@ -154,6 +156,7 @@ export class EntryGuard {
     } else if (kind === 'symlink') {
       this.checkSymlink(parts, header);
       this.symlinks.push(path);
+      this.linkTargets.set(key, header.linkpath!);
     } else if (kind === 'hardlink') {
       const target = this.pathParts(header.linkpath ?? '', 'target', header.path).join('/');
       if (this.kinds.get(nameKey(target)) !== 'file') {
@@ -179,6 +182,34 @@ export class EntryGuard {
   /** A hard link's target as a path relative to the root (the entry was admitted already). */
   hardlinkTarget(linkpath: string): string {
     return this.pathParts(linkpath, 'target', linkpath).join('/');
+  }
+
+  /**
+   * Whether a link leads to an entry of the archive, through any other links, without leaving the
+   * root: what a realpath on disk would say, for an archive that is only read, never written.
+   */
+  linkResolvesInside(link: string): boolean {
+    const steps = link.split('/');
+    const at: string[] = [];
+    for (let hops = 0; steps.length > 0; ) {
+      const step = steps.shift()!;
+      if (step === '' || step === '.') continue;
+      if (step === '..') {
+        if (at.length === 0) return false;
+        at.pop();
+        continue;
+      }
+      at.push(step);
+      const key = nameKey(at.join('/'));
+      const kind = this.kinds.get(key);
+      if (kind === undefined) return false;
+      if (kind !== 'symlink') continue;
+      // As the kernel does, a chain of links longer than 40 is a loop.
+      if (++hops > 40) return false;
+      at.pop();
+      steps.unshift(...this.linkTargets.get(key)!.replaceAll('\\', '/').split('/'));
+    }
+    return true;
   }
 
   /** Where an index.html sits below the root, if one does: a hint when the root has none. */

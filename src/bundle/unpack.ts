@@ -3,7 +3,7 @@
 // passes the guard before the tree writer touches the disk. Nothing here knows about HTTP.
 import { realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import { Writable } from 'node:stream';
+import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { Parser, type ReadEntry } from 'tar';
@@ -12,6 +12,20 @@ import { BundleError, EntryGuard, type EntryHeader, type EntryKind, type UnpackL
 import { type ByteSource, TreeWriter } from './tree-writer.ts';
 
 export type ArchiveFormat = 'tar.gz' | 'zip';
+
+/**
+ * Reads the content of the files it asks for as the archive yields them (the content diff reads
+ * pages this way): a feed per file, or undefined to let the file pass unread.
+ */
+export interface EntryReader {
+  file(path: string): FileFeed | undefined;
+}
+
+/** One file's content, chunk by chunk as the archive yields it, then its end. */
+export interface FileFeed {
+  write(chunk: Buffer): void;
+  end(): void;
+}
 
 export interface UnpackedTree {
   /** Regular files (hard links included). */
@@ -42,19 +56,27 @@ export function detectFormat(head: Buffer): ArchiveFormat {
 
 /**
  * Unpacks the bytes of a tar.gz into `root` (an empty directory) as they arrive, and resolves once
- * every file is written and the tree checked.
+ * every file is written and the tree checked. `root` undefined: nothing is written, the entries
+ * pass the same checks and go to `reader` only.
  */
-export async function unpackTarGz(source: AsyncIterable<Buffer> | NodeJS.ReadableStream, root: string, limits: UnpackLimits, signal?: AbortSignal, requireHomePage = true): Promise<UnpackedTree> {
+export async function unpackTarGz(
+  source: AsyncIterable<Buffer> | NodeJS.ReadableStream,
+  root: string | undefined,
+  limits: UnpackLimits,
+  signal?: AbortSignal,
+  requireHomePage = true,
+  reader?: EntryReader
+): Promise<UnpackedTree> {
   const guard = new EntryGuard(limits);
-  const writer = new TreeWriter(root);
-  const sink = new TarSink(guard, writer, limits);
+  const writer = root === undefined ? undefined : new TreeWriter(root);
+  const sink = new TarSink(guard, writer, limits, reader);
   try {
     // Node's own gunzip runs on libuv's threads, beside the parser and the writes.
     await pipeline(source, createGunzip({ chunkSize: 256 * 1024 }), sink, { signal });
-    await writer.finish();
+    await writer?.finish();
   } catch (error) {
-    writer.abort(error as Error);
-    await writer.settle();
+    writer?.abort(error as Error);
+    await writer?.settle();
     throw gzipError(error);
   }
   await checkTree(root, guard, requireHomePage);
@@ -63,7 +85,8 @@ export async function unpackTarGz(source: AsyncIterable<Buffer> | NodeJS.Readabl
 
 class TarSink extends Writable {
   private readonly guard: EntryGuard;
-  private readonly writer: TreeWriter;
+  private readonly writer: TreeWriter | undefined;
+  private readonly reader: EntryReader | undefined;
   private readonly parser: Parser;
   private readonly maxTarBytes: number;
   private tarBytes = 0;
@@ -72,10 +95,11 @@ class TarSink extends Writable {
   private atEnd = false;
   private readonly parsed: Promise<void>;
 
-  constructor(guard: EntryGuard, writer: TreeWriter, limits: UnpackLimits) {
+  constructor(guard: EntryGuard, writer: TreeWriter | undefined, limits: UnpackLimits, reader?: EntryReader) {
     super({ highWaterMark: 256 * 1024 });
     this.guard = guard;
     this.writer = writer;
+    this.reader = reader;
     this.maxTarBytes = limits.maxBytes + limits.maxFiles * TAR_OVERHEAD_PER_ENTRY;
     // strict: any warning of the parser (a bad checksum, a truncated entry, no tar at all) is an error.
     this.parser = new Parser({ strict: true, onReadEntry: (entry) => this.onEntry(entry) });
@@ -109,7 +133,7 @@ class TarSink extends Writable {
     if (this.failure) return callback(this.failure);
     // The parser's queue drains, or it fails (and `parsed` rejects), or it ends.
     const drained = flowing ? undefined : Promise.race([new Promise<void>((resolve) => this.parser.once('drain', resolve)), this.parsed]);
-    Promise.all([drained, this.writer.whenReady()]).then(
+    Promise.all([drained, this.writer?.whenReady()]).then(
       () => callback(this.failure ?? null),
       (error: Error) => callback(this.failure ?? error)
     );
@@ -139,27 +163,55 @@ class TarSink extends Writable {
     try {
       const kind = TAR_KINDS[entry.type];
       const path = this.guard.admit({ path: entry.path, type: entry.type, kind, size: entry.size, linkpath: entry.linkpath });
-      if (path === undefined || kind === 'directory') {
-        if (path !== undefined) this.writer.directory(path);
-        entry.resume();
-      } else if (kind === 'symlink') {
-        this.writer.symlink(path, entry.linkpath!);
-        entry.resume();
-      } else if (kind === 'hardlink') {
-        this.writer.hardlink(path, this.guard.hardlinkTarget(entry.linkpath!));
-        entry.resume();
+      const { writer } = this;
+      const feed = path !== undefined && kind === 'file' ? this.reader?.file(path) : undefined;
+      // A file goes to the disk, and to the reader as it passes; with nothing written, to the reader only.
+      if (path === undefined || kind !== 'file' || !writer) {
+        if (path !== undefined && writer) {
+          if (kind === 'directory') writer.directory(path);
+          else if (kind === 'symlink') writer.symlink(path, entry.linkpath!);
+          else if (kind === 'hardlink') writer.hardlink(path, this.guard.hardlinkTarget(entry.linkpath!));
+        }
+        if (feed) {
+          entry.on('data', (chunk: Buffer) => feed.write(chunk));
+          entry.on('end', () => feed.end());
+        } else entry.resume();
       } else if (entry.size > SMALL_FILE_BYTES) {
-        this.writer.fileFromStream(path, entry as unknown as ByteSource, fileMode(entry.mode));
+        writer.fileFromStream(path, feed ? readWhilePassing(entry as unknown as ByteSource & NodeJS.EventEmitter, feed) : (entry as unknown as ByteSource), fileMode(entry.mode));
       } else {
         const chunks: Buffer[] = [];
         entry.on('data', (chunk: Buffer) => chunks.push(chunk));
-        entry.on('end', () => this.writer.file(path, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), fileMode(entry.mode)));
+        entry.on('end', () => {
+          const content = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+          if (feed) {
+            feed.write(content);
+            feed.end();
+          }
+          writer.file(path, content, fileMode(entry.mode));
+        });
       }
     } catch (error) {
       entry.resume();
       this.fail(error as Error);
     }
   }
+}
+
+/** A file's bytes on their way to the disk, read by `feed` as they pass. */
+function readWhilePassing(source: ByteSource & NodeJS.EventEmitter, feed: FileFeed): ByteSource {
+  const passing = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      feed.write(chunk);
+      callback(null, chunk);
+    },
+    flush(callback) {
+      feed.end();
+      callback();
+    }
+  });
+  source.on('error', (error: Error) => passing.destroy(error));
+  source.pipe(passing);
+  return passing;
 }
 
 // tar's names for entry types; anything else (devices, FIFOs, …) is refused.
@@ -202,15 +254,16 @@ function gzipError(error: unknown): unknown {
 }
 
 /**
- * Unpacks a zip file into `root`, an empty directory. A zip's directory of entries sits at its end,
- * and yauzl reads the entries by offset, so a zip is unpacked from a file, never from a stream.
+ * Unpacks a zip file into `root`, an empty directory (undefined: nothing is written, the entries
+ * pass the checks and go to `reader` only). A zip's directory of entries sits at its end, and yauzl
+ * reads the entries by offset, so a zip is unpacked from a file, never from a stream.
  */
-export async function unpackZip(file: string, root: string, limits: UnpackLimits, signal?: AbortSignal, requireHomePage = true): Promise<UnpackedTree> {
+export async function unpackZip(file: string, root: string | undefined, limits: UnpackLimits, signal?: AbortSignal, requireHomePage = true, reader?: EntryReader): Promise<UnpackedTree> {
   signal?.throwIfAborted();
   const guard = new EntryGuard(limits);
-  const writer = new TreeWriter(root);
+  const writer = root === undefined ? undefined : new TreeWriter(root);
   // Cancel and the step's deadline cut the files being written, and no entry after them starts.
-  const onAbort = () => writer.abort(signal?.reason instanceof Error ? signal.reason : new Error('Aborted'));
+  const onAbort = () => writer?.abort(signal?.reason instanceof Error ? signal.reason : new Error('Aborted'));
   signal?.addEventListener('abort', onAbort, { once: true });
   let zip: yauzl.ZipFile;
   try {
@@ -226,18 +279,32 @@ export async function unpackZip(file: string, root: string, limits: UnpackLimits
       const header = await zipHeader(zip, entry);
       const path = guard.admit(header);
       if (path === undefined) continue;
+      const feed = header.kind === 'file' ? reader?.file(path) : undefined;
+      if (!writer) {
+        if (feed) await readInto(await zip.openReadStreamPromise(entry), feed, signal);
+        continue;
+      }
       if (header.kind === 'directory') writer.directory(path);
       else if (header.kind === 'symlink') writer.symlink(path, header.linkpath!);
-      else if (entry.uncompressedSize > SMALL_FILE_BYTES) writer.fileFromStream(path, await zip.openReadStreamPromise(entry), fileMode(unixMode(entry)));
-      // A small file is read whole and written with the others, as from a tar: a write stream per
-      // file would make a site of many small pages take several times as long.
-      else writer.file(path, await buffer(await zip.openReadStreamPromise(entry)), fileMode(unixMode(entry)));
+      else if (entry.uncompressedSize > SMALL_FILE_BYTES) {
+        const stream = await zip.openReadStreamPromise(entry);
+        writer.fileFromStream(path, feed ? readWhilePassing(stream, feed) : stream, fileMode(unixMode(entry)));
+      } else {
+        // A small file is read whole and written with the others, as from a tar: a write stream per
+        // file would make a site of many small pages take several times as long.
+        const content = await buffer(await zip.openReadStreamPromise(entry));
+        if (feed) {
+          feed.write(content);
+          feed.end();
+        }
+        writer.file(path, content, fileMode(unixMode(entry)));
+      }
       await writer.whenReady();
     }
-    await writer.finish();
+    await writer?.finish();
   } catch (error) {
-    writer.abort(error as Error);
-    await writer.settle();
+    writer?.abort(error as Error);
+    await writer?.settle();
     if (signal?.aborted) throw signal.reason;
     throw error instanceof BundleError ? error : zipError(error);
   } finally {
@@ -246,6 +313,14 @@ export async function unpackZip(file: string, root: string, limits: UnpackLimits
   }
   await checkTree(root, guard, requireHomePage);
   return { files: guard.files, bytes: guard.bytes };
+}
+
+async function readInto(stream: NodeJS.ReadableStream, feed: FileFeed, signal?: AbortSignal): Promise<void> {
+  for await (const chunk of stream) {
+    signal?.throwIfAborted();
+    feed.write(chunk as Buffer);
+  }
+  feed.end();
 }
 
 async function buffer(stream: NodeJS.ReadableStream): Promise<Buffer> {
@@ -294,7 +369,7 @@ function zipError(error: unknown): BundleError {
  * What can only be checked once everything is on disk: an index.html at the root, and every link
  * resolving inside the directory (a link may point through another one written after it).
  */
-async function checkTree(root: string, guard: EntryGuard, requireHomePage: boolean): Promise<void> {
+async function checkTree(root: string | undefined, guard: EntryGuard, requireHomePage: boolean): Promise<void> {
   const index = guard.kindAt('index.html');
   if (requireHomePage && index !== 'file' && index !== 'hardlink') {
     const nested = guard.nestedIndex();
@@ -302,6 +377,14 @@ async function checkTree(root: string, guard: EntryGuard, requireHomePage: boole
     throw new BundleError('content', `The bundle has no index.html at its root, so it is not a site that can be served (${guard.files} files).${hint} Check that the export's domain is the docs site, and report it to the platform if so.`);
   }
   if (guard.symlinks.length === 0) return;
+  if (root === undefined) {
+    // Nothing on disk: the links are followed through the archive's own entries.
+    const outside = guard.symlinks.find((link) => !guard.linkResolvesInside(link));
+    if (outside !== undefined) {
+      throw new BundleError('unsafe', `The bundle holds a link '${outside}' whose target is not in the bundle (or that loops, or leads outside it). A bundle from the platform never does; report it to the platform.`);
+    }
+    return;
+  }
   const top = await realpath(root);
   for (const link of guard.symlinks) {
     let target: string;

@@ -1,13 +1,12 @@
-// The content diff: two unpacked sites compared page by page on what a reader sees. Each page is
-// read once for a hash of its text; only the few changed pages shown get read again for an excerpt,
-// so memory holds a path and a hash per page, never a whole site.
-import { createHash } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+// The content diff: two exports compared page by page on what a reader sees, as both archives
+// stream in. Each page's text is hashed as it comes out of its archive (page-text.ts); memory holds
+// a path and a hash per page, and the text of a page only while its counterpart in the other
+// export has not come yet, within a budget, for the few excerpts the reviewer reads.
 import { diffComm } from 'node-diff3';
-import { readPageText } from './page-text.ts';
+import type { EntryReader } from '../bundle/unpack.ts';
+import { type PageText, PageTextReader } from './page-text.ts';
 
-/** A page as a reader reaches it: `/`, `/guides/`, `/guides/getting-started`. */
+/** A page as a reader reaches it: `/`, `/guides`, `/guides/getting-started`. */
 export type PagePath = string;
 
 export interface PageChange {
@@ -24,8 +23,10 @@ export interface SiteComparison {
   added: PagePath[];
   removed: PagePath[];
   changed: PagePath[];
+  /** Production's pages that the new export turned into redirect stubs: readers are sent on, so none counts as removed. */
+  redirected: PagePath[];
   unchanged: number;
-  /** Excerpts of the first changed pages, in the order of `changed`. */
+  /** Excerpts of the first changed pages by path (a page too long to keep has none). */
   excerpts: PageChange[];
 }
 
@@ -34,69 +35,117 @@ export const EXCERPTS = 5;
 /** Lines of each side an excerpt shows, and characters of each line. */
 const EXCERPT_LINES = 3;
 const EXCERPT_CHARS = 160;
-/** Pages read at once: enough to keep the disk busy, few enough to keep memory flat. */
-const CONCURRENCY = 8;
+/** Characters of page text held at once while a page waits for its counterpart. */
+const HELD_TEXT_CHARS = 4 * 1024 * 1024;
 
 const HTML = /\.html?$/i;
 
-/** The page a file serves: `index.html` is `/`, `guides/index.html` is `/guides/`, `a/b.html` is `/a/b`. */
-export function pagePath(file: string): PagePath {
-  const path = file.split(sep).join('/').replace(HTML, '');
-  if (path === 'index') return '/';
-  if (path.endsWith('/index')) return `/${path.slice(0, -'index'.length)}`;
-  return `/${path}`;
+/**
+ * The page an HTML file of an export, or a link path, serves: one identity whatever the layout.
+ * `guides/auth.html`, `guides/auth/index.html`, `/guides/auth` and `/guides/auth/` are all
+ * `/guides/auth`; `index.html`, `` and `/` are `/`. Undefined for the 404 page (`404.html`), which
+ * a server shows for every missing path: it is not a page readers open.
+ */
+export function pageIdentity(fileOrPath: string): PagePath | undefined {
+  const path = fileOrPath.replaceAll('\\', '/');
+  const isFile = HTML.test(path);
+  const parts = path.replace(HTML, '').split('/').filter((part) => part !== '' && part !== '.');
+  if (isFile && parts[parts.length - 1] === 'index') parts.pop();
+  if (parts.length === 1 && parts[0] === '404') return undefined;
+  return `/${parts.join('/')}`;
 }
 
-/** Every page of an unpacked site, by path, with the file it comes from. */
-export async function listPages(root: string): Promise<Map<PagePath, string>> {
-  const pages = new Map<PagePath, string>();
-  const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  for (const entry of entries) {
-    // Links are left out: a page is counted where its file is.
-    if (!entry.isFile() || !HTML.test(entry.name)) continue;
-    const file = join(entry.parentPath, entry.name);
-    pages.set(pagePath(relative(root, file)), file);
+type Side = 'deployed' | 'proposed';
+
+/** Both exports' pages as they arrive, in any order and interleaved; then `comparison()`. */
+export class SiteComparer {
+  private readonly hashes: Record<Side, Map<PagePath, string>> = { deployed: new Map(), proposed: new Map() };
+  /** Text of pages whose counterpart has not come yet, for an excerpt. */
+  private readonly held: Record<Side, Map<PagePath, string[]>> = { deployed: new Map(), proposed: new Map() };
+  private heldChars = 0;
+  /** The changed pages with the smallest paths, with their excerpt, sorted by path. */
+  private excerpts: PageChange[] = [];
+  /** Redirect stubs, left out of the pages: few on any site, so held by path. */
+  private readonly redirects: Record<Side, Set<PagePath>> = { deployed: new Set(), proposed: new Set() };
+
+  /**
+   * A reader of one export's files: a feed for each page, undefined for any other file. A new
+   * reader starts the export over (a download cut short is read again from its first byte).
+   */
+  reader(side: Side): EntryReader {
+    for (const lines of this.held[side].values()) this.heldChars -= charsOf(lines);
+    this.held[side].clear();
+    this.hashes[side].clear();
+    this.redirects[side].clear();
+    return {
+      file: (path) => {
+        const page = pageIdentity(path);
+        if (page === undefined || !HTML.test(path)) return undefined;
+        const text = new PageTextReader();
+        return { write: (chunk) => text.write(chunk), end: () => this.add(side, page, text.end()) };
+      }
+    };
   }
-  return pages;
-}
 
-/** SHA-256 of each page's visible text. */
-async function hashPages(pages: Map<PagePath, string>, signal?: AbortSignal): Promise<Map<PagePath, string>> {
-  const hashes = new Map<PagePath, string>();
-  const queue = [...pages];
-  const worker = async () => {
-    for (let next = queue.pop(); next; next = queue.pop()) {
-      signal?.throwIfAborted();
-      const [path, file] = next;
-      hashes.set(path, createHash('sha256').update((await readPageText(file, signal)).join('\n')).digest('hex'));
+  pages(side: Side): number {
+    return this.hashes[side].size;
+  }
+
+  comparison(): SiteComparison {
+    const { deployed: before, proposed: after } = this.hashes;
+    const added = [...after.keys()].filter((path) => !before.has(path)).sort(byPath);
+    const gone = [...before.keys()].filter((path) => !after.has(path));
+    const removed = gone.filter((path) => !this.redirects.proposed.has(path)).sort(byPath);
+    const redirected = gone.filter((path) => this.redirects.proposed.has(path)).sort(byPath);
+    const changed = [...after.keys()].filter((path) => before.has(path) && before.get(path) !== after.get(path)).sort(byPath);
+    return {
+      deployedPages: before.size,
+      proposedPages: after.size,
+      added,
+      removed,
+      changed,
+      redirected,
+      unchanged: after.size - added.length - changed.length,
+      excerpts: this.excerpts
+    };
+  }
+
+  private add(side: Side, path: PagePath, page: PageText): void {
+    // A redirect stub sends readers to another page: the page it names is what they read.
+    if (page.redirect) {
+      this.redirects[side].add(path);
+      return;
     }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return hashes;
+    const other: Side = side === 'deployed' ? 'proposed' : 'deployed';
+    const theirs = this.hashes[other].get(path);
+    if (theirs === undefined) {
+      if (page.lines && this.mayExcerpt(path) && this.heldChars + page.chars <= HELD_TEXT_CHARS) {
+        this.held[side].set(path, page.lines);
+        this.heldChars += page.chars;
+      }
+    } else {
+      const theirLines = this.held[other].get(path);
+      if (theirLines) {
+        this.held[other].delete(path);
+        this.heldChars -= charsOf(theirLines);
+      }
+      const shown = this.excerpts.some((change) => change.path === path);
+      if (theirs !== page.hash && theirLines && page.lines && !shown && this.mayExcerpt(path)) {
+        const [before, after] = side === 'proposed' ? [theirLines, page.lines] : [page.lines, theirLines];
+        this.excerpts = [...this.excerpts, excerpt(path, before, after)].sort((a, b) => byPath(a.path, b.path)).slice(0, EXCERPTS);
+      }
+    }
+    this.hashes[side].set(path, page.hash);
+  }
+
+  /** Whether a changed page at `path` would be among the excerpts shown. */
+  private mayExcerpt(path: PagePath): boolean {
+    return this.excerpts.length < EXCERPTS || byPath(path, this.excerpts[this.excerpts.length - 1].path) < 0;
+  }
 }
 
 const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-export async function compareSites(deployedRoot: string, proposedRoot: string, signal?: AbortSignal): Promise<SiteComparison> {
-  const [deployed, proposed] = await Promise.all([listPages(deployedRoot), listPages(proposedRoot)]);
-  const [before, after] = [await hashPages(deployed, signal), await hashPages(proposed, signal)];
-  const added = [...after.keys()].filter((path) => !before.has(path)).sort(byPath);
-  const removed = [...before.keys()].filter((path) => !after.has(path)).sort(byPath);
-  const changed = [...after.keys()].filter((path) => before.has(path) && before.get(path) !== after.get(path)).sort(byPath);
-  const excerpts: PageChange[] = [];
-  for (const path of changed.slice(0, EXCERPTS)) {
-    excerpts.push(excerpt(path, await readPageText(deployed.get(path)!, signal), await readPageText(proposed.get(path)!, signal)));
-  }
-  return {
-    deployedPages: deployed.size,
-    proposedPages: proposed.size,
-    added,
-    removed,
-    changed,
-    unchanged: after.size - added.length - changed.length,
-    excerpts
-  };
-}
+const charsOf = (lines: string[]) => lines.reduce((sum, line) => sum + line.length, 0);
 
 /** The first lines that differ, each cut to the part around the change. */
 export function excerpt(path: PagePath, before: string[], after: string[]): PageChange {

@@ -1,9 +1,11 @@
-// Production's export, fetched to compare with a new one: from the link the values file holds while
+// Production's export, read to compare with a new one: from the link the values file holds while
 // it works, else from a fresh link the platform generates for the job the link names (a link
 // expires; the job stays), or from the URL the team hosts it at. Reuses the download's checks,
-// retries, deadline and cancel; only the home page is left to the content gate to judge.
+// retries, deadline and cancel; only the home page is left to the content gate to judge. Its pages
+// go to the reader as they stream out of the archive: nothing is unpacked.
 import type { Bundle } from '../platform/static-export.ts';
 import { downloadBundle } from '../bundle/download.ts';
+import type { EntryReader } from '../bundle/unpack.ts';
 import type { Deadline } from '../action/deadline.ts';
 import { formatUtc } from '../action/format.ts';
 import { jobIdFromLink, linkExpiry, redactLink } from '../values/link.ts';
@@ -15,19 +17,31 @@ export interface DeployedFetch {
   jobId?: string;
   /** A fresh link for a job (the generate operation); undefined without an api-key. */
   freshLink?: (jobId: string) => Promise<Bundle>;
+  /** Where a zip waits while it is read (a zip is read by offset); nothing is unpacked there. */
   directory: string;
+  /** Reads the pages, afresh on each attempt. */
+  reader: () => EntryReader;
   deadline?: Deadline;
   signal?: AbortSignal;
   log: (line: string) => void;
   now?: number;
 }
 
-/** Unpacks production's export into `directory` and says how it was read. Throws when it cannot be read. */
+/** Reads production's export through `reader` and says how it was fetched. Throws when it cannot be read. */
 export async function fetchDeployed(options: DeployedFetch): Promise<{ readFrom: string }> {
   const { deployedLink, freshLink, log } = options;
   const jobId = options.jobId ?? jobIdFromLink(deployedLink);
   const fresh = freshLink && jobId ? () => freshLink(jobId) : undefined;
-  const common = { directory: options.directory, deadline: options.deadline, signal: options.signal, log, shownAs: "a temporary folder (production's export, to compare)", requireHomePage: false };
+  const common = {
+    directory: options.directory,
+    writeFiles: false,
+    reader: options.reader,
+    deadline: options.deadline,
+    signal: options.signal,
+    log,
+    shownAs: "production's export, read to compare",
+    requireHomePage: false
+  };
   const expiry = linkExpiry(deployedLink);
   const expired = expiry !== undefined && expiry.getTime() <= (options.now ?? Date.now());
   if (!expired) {

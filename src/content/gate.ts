@@ -4,7 +4,15 @@ import type { SiteComparison } from './compare.ts';
 
 export type ContentDiff =
   /** Production's export was read and compared page by page. `readFrom` says how it was fetched. */
-  | { kind: 'compared'; deployedLink: string; deployedJobId?: string; readFrom: string; comparison: SiteComparison }
+  | {
+      kind: 'compared';
+      deployedLink: string;
+      deployedJobId?: string;
+      readFrom: string;
+      comparison: SiteComparison;
+      /** The site's domain, when the run knows it: pages added or changed link to `https://<domain><path>`. */
+      domain?: string;
+    }
   /** The run renews the link of the export production serves: not a page changes. */
   | { kind: 'renewal'; jobId: string }
   /** Nothing is deployed yet. */

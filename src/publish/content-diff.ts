@@ -2,18 +2,22 @@
 // (content/), judged by the gate before anything is proposed, and shown where the reviewer looks.
 // The Markdown here is the one section the pull request body and the job summary both include.
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, rm, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Writable } from 'node:stream';
 import * as core from '@actions/core';
 import { runnerTempPath, uniqueTempPath } from '../action/runtime.ts';
 import type { Bundle } from '../platform/static-export.ts';
 import type { Deadline } from '../action/deadline.ts';
 import { PublishOutput as Output } from '../action/constants.ts';
-import { compareSites, listPages } from '../content/compare.ts';
+import { SiteComparer } from '../content/compare.ts';
 import { fetchDeployed } from '../content/deployed.ts';
 import { type ContentDiff, type GateSettings, percent, refusal } from '../content/gate.ts';
 import { jobIdFromLink, redactLink } from '../values/link.ts';
-import { DEFAULT_LIMITS } from '../bundle/guard.ts';
-import { detectFormat, unpackTarGz, unpackZip } from '../bundle/unpack.ts';
+import { BundleError, DEFAULT_LIMITS } from '../bundle/guard.ts';
+import { formatDuration } from '../action/format.ts';
+import { type ArchiveFormat, detectFormat, type EntryReader, unpackTarGz, unpackZip } from '../bundle/unpack.ts';
 
 /** An export the content gate refused: nothing was proposed. */
 export class ContentGateError extends Error {
@@ -28,38 +32,107 @@ export interface DiffRequest {
   deployedLink: string | undefined;
   /** The export job production's link names, when the run knows it better than the link (a hosted URL's template). */
   deployedJobId?: string;
-  /** The new export, unpacked. */
-  proposedRoot: string;
+  /** The site's domain, when the run knows it: the section links pages added or changed to it. */
+  domain?: string;
   freshLink?: (jobId: string) => Promise<Bundle>;
   deadline: Deadline;
   signal: AbortSignal;
 }
 
-/** Compares the new export with production's; a production export that cannot be read leaves the pages uncompared, with a warning. */
-export async function diffWithProduction(request: DiffRequest): Promise<ContentDiff> {
-  const { deployedLink } = request;
-  if (!deployedLink) return { kind: 'first', proposedPages: (await listPages(request.proposedRoot)).size };
-  const directory = uniqueTempPath('static-export-deployed');
-  core.info(`Reading production's export (${redactLink(deployedLink)}) to compare the new one with, page by page…`);
+/**
+ * Reads the new export through `readProposed` (a download, an archive or a folder: it calls
+ * `reader()` to start, and again to start over) while production's export downloads beside it,
+ * each page hashed as it streams out of its archive. A production export that cannot be read leaves
+ * the pages uncompared, with a warning; a new export that cannot be read stops production's and throws.
+ */
+export async function compareWithProduction<T>(request: DiffRequest, readProposed: (reader: () => EntryReader) => Promise<T>): Promise<{ diff: ContentDiff; proposed: T }> {
+  const { deployedLink, signal, deadline } = request;
+  const comparer = new SiteComparer();
+  const proposedReader = () => comparer.reader('proposed');
+  if (!deployedLink) {
+    const proposed = await readProposed(proposedReader);
+    return { proposed, diff: { kind: 'first', proposedPages: comparer.pages('proposed') } };
+  }
+  core.info(`Reading production's export (${redactLink(deployedLink)}) beside the new one, to compare them page by page…`);
+  // The new export failing its checks ends the comparison: production's download stops with it.
+  const stop = new AbortController();
+  const deployed = fetchDeployed({
+    deployedLink,
+    jobId: request.deployedJobId,
+    freshLink: request.freshLink,
+    directory: uniqueTempPath('static-export-deployed'),
+    reader: () => comparer.reader('deployed'),
+    deadline,
+    signal: AbortSignal.any([signal, stop.signal]),
+    log: (line) => core.info(line)
+  }).then(
+    ({ readFrom }) => ({ readFrom }),
+    (error: unknown) => ({ error })
+  );
+  let proposed: T;
   try {
-    const { readFrom } = await fetchDeployed({
-      deployedLink,
-      jobId: request.deployedJobId,
-      freshLink: request.freshLink,
-      directory,
-      deadline: request.deadline,
-      signal: request.signal,
-      log: (line) => core.info(line)
-    });
-    const comparison = await compareSites(directory, request.proposedRoot, request.signal);
-    return { kind: 'compared', deployedLink, deployedJobId: request.deployedJobId ?? jobIdFromLink(deployedLink), readFrom, comparison };
+    proposed = await readProposed(proposedReader);
   } catch (error) {
-    if (request.signal.aborted || request.deadline.expired()) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
+    stop.abort(error);
+    await deployed; // its temporary file is gone before the step goes on
+    throw error;
+  }
+  const read = await deployed;
+  if ('error' in read) {
+    if (signal.aborted) throw read.error;
+    if (deadline.expired()) {
+      throw new BundleError(
+        'timeout',
+        `The new export was read, but production's export, read beside it to compare the pages, did not finish within the step's timeout (${formatDuration(deadline.timeoutMs)}); nothing was proposed. Raise timeout.`,
+        { cause: read.error }
+      );
+    }
+    const reason = read.error instanceof Error ? read.error.message : String(read.error);
     core.warning(`Production's export could not be read, so the pages were not compared (${reason}). The new export is proposed on its own checks.`);
-    return { kind: 'unavailable', deployedLink, reason, proposedPages: (await listPages(request.proposedRoot)).size };
-  } finally {
-    await rm(directory, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+    return { proposed, diff: { kind: 'unavailable', deployedLink, reason, proposedPages: comparer.pages('proposed') } };
+  }
+  const comparison = comparer.comparison();
+  const deployedJobId = request.deployedJobId ?? jobIdFromLink(deployedLink);
+  return { proposed, diff: { kind: 'compared', deployedLink, deployedJobId, readFrom: read.readFrom, comparison, ...(request.domain ? { domain: request.domain } : {}) } };
+}
+
+/** Reads an archive kept on disk (archive-path) through `reader`, with a download's checks but the home page (the gate's). Nothing is unpacked. */
+export async function readArchiveFile(file: string, reader: EntryReader, signal: AbortSignal): Promise<void> {
+  if ((await formatOfFile(file)) === 'zip') await unpackZip(file, undefined, DEFAULT_LIMITS, signal, false, reader);
+  else await unpackTarGz(createReadStream(file), undefined, DEFAULT_LIMITS, signal, false, reader);
+}
+
+/** An archive's format by its first bytes, as a download judges it. */
+async function formatOfFile(file: string): Promise<ArchiveFormat> {
+  const handle = await open(file);
+  const head = Buffer.alloc(512);
+  const { bytesRead } = await handle.read(head, 0, head.length, 0).finally(() => handle.close());
+  return detectFormat(head.subarray(0, bytesRead));
+}
+
+/**
+ * Compares an unpacked new export (a folder) with production's. Kept for the hosted path's current
+ * call (run.ts unpacks the kept archive first); `compareWithProduction` with `readArchiveFile`
+ * reads the archive without unpacking it.
+ */
+export async function diffWithProduction(request: DiffRequest & { proposedRoot: string }): Promise<ContentDiff> {
+  const { diff } = await compareWithProduction(request, (reader) => readFolder(request.proposedRoot, reader(), request.signal));
+  return diff;
+}
+
+async function readFolder(root: string, reader: EntryReader, signal: AbortSignal): Promise<void> {
+  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = join(entry.parentPath, entry.name);
+    const feed = reader.file(relative(root, file).split('\\').join('/'));
+    if (!feed) continue;
+    await pipeline(createReadStream(file), new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          feed.write(chunk);
+          done();
+        }
+      }), { signal });
+    feed.end();
   }
 }
 
@@ -68,11 +141,8 @@ export async function unpackArchiveFile<T>(file: string, signal: AbortSignal, us
   const root = uniqueTempPath('static-export-proposed');
   try {
     await mkdir(root);
-    const handle = await open(file);
-    const head = Buffer.alloc(512);
-    const { bytesRead } = await handle.read(head, 0, head.length, 0).finally(() => handle.close());
     // The same checks as a download's, but the home page: that one is the content gate's to judge.
-    if (detectFormat(head.subarray(0, bytesRead)) === 'zip') await unpackZip(file, root, DEFAULT_LIMITS, signal, false);
+    if ((await formatOfFile(file)) === 'zip') await unpackZip(file, root, DEFAULT_LIMITS, signal, false);
     else await unpackTarGz(createReadStream(file), root, DEFAULT_LIMITS, signal, false);
     return await use(root);
   } finally {
@@ -130,6 +200,7 @@ function reportOf(diff: ContentDiff, jobId: string, refused: string | undefined)
     added: c.added,
     removed: c.removed,
     changed: c.changed,
+    redirected: c.redirected,
     excerpts: c.excerpts,
     gate
   };
@@ -137,62 +208,91 @@ function reportOf(diff: ContentDiff, jobId: string, refused: string | undefined)
 
 /** How many paths each list shows before "and N more". */
 const LISTED = 10;
+/**
+ * Characters the section may take. GitHub refuses a pull request body over 65,536 characters; the
+ * rest of the body (settings, links, notes) stays far below the other 41,000, whatever the pages hold.
+ */
+export const SECTION_MAX_CHARS = 24_000;
+/** Characters of a path shown: a path longer than that is cut, its link kept whole. */
+const PATH_CHARS = 200;
 
 /**
  * The section both the pull request body and the job summary show: counts first, then the pages
- * by path, capped, and an excerpt of each of the first changed pages. `deployedLink`: production's
- * link as the proposal last read it; a diff made against another one says so rather than mislead.
+ * by path, capped, and an excerpt of each of the first changed pages. Pages added or changed link
+ * to the page on the site (removed ones have no page to open). `deployedLink`: production's link as
+ * the proposal last read it; a diff made against another one says so rather than mislead.
  */
 export function contentDiffSection(diff: ContentDiff | undefined, deployedLink?: string): string {
   if (!diff) return '';
-  const lines = ['### What readers see after the merge', ''];
-  if (diff.kind === 'renewal') {
-    lines.push(`No page changes: this renews the link of export \`${diff.jobId}\`, the one production serves.`);
-    return lines.join('\n');
-  }
-  if (diff.kind === 'first') {
-    lines.push(`Nothing is deployed yet, so there is nothing to compare with: this first export has ${diff.proposedPages} pages.`);
-    return lines.join('\n');
-  }
+  const heading = ['### What readers see after the merge', ''];
+  if (diff.kind === 'renewal') return [...heading, `No page changes: this renews the link of export \`${diff.jobId}\`, the one production serves.`].join('\n');
+  if (diff.kind === 'first') return [...heading, `Nothing is deployed yet, so there is nothing to compare with: this first export has ${diff.proposedPages} pages.`].join('\n');
   if (diff.kind === 'unavailable') {
-    lines.push(`Production's export could not be read, so the pages were not compared (${clean(diff.reason)}). The new export has ${diff.proposedPages} pages.`);
-    return lines.join('\n');
+    return [...heading, `Production's export could not be read, so the pages were not compared (${clean(diff.reason).slice(0, 2000)}). The new export has ${diff.proposedPages} pages.`].join('\n');
   }
   if (deployedLink !== undefined && deployedLink !== diff.deployedLink) {
-    lines.push("Production's link changed while this run compared the pages, so the comparison is left out; the next run compares again.");
-    return lines.join('\n');
+    return [...heading, "Production's link changed while this run compared the pages, so the comparison is left out; the next run compares again."].join('\n');
   }
+  // Whatever the pages hold, the section fits: fewer excerpts first, then shorter lists.
+  for (let listed = LISTED, excerpts = diff.comparison.excerpts.length; ; ) {
+    const section = comparedSection(diff, listed, excerpts);
+    if (section.length <= SECTION_MAX_CHARS || listed === 0) return section;
+    if (excerpts > 0) excerpts--;
+    else listed = Math.floor(listed / 2);
+  }
+}
+
+function comparedSection(diff: Extract<ContentDiff, { kind: 'compared' }>, listed: number, excerpts: number): string {
   const c = diff.comparison;
-  lines.push(
+  const page = (path: string) => pageLink(path, diff.domain);
+  const lines = [
+    '### What readers see after the merge',
+    '',
     '| added | removed | changed | unchanged |',
     '|---:|---:|---:|---:|',
     `| ${c.added.length} | ${c.removed.length} | ${c.changed.length} | ${c.unchanged} |`,
     '',
     `Compared page by page on the text a reader sees (not the files' bytes) with production's export${diff.deployedJobId ? ` \`${diff.deployedJobId}\`` : ''}: ` +
-      `${c.deployedPages} pages before, ${c.proposedPages} after${c.removed.length > 0 ? `, ${percent(c.removed.length / Math.max(1, c.deployedPages))} of production's pages removed` : ''}. ` +
+      `${c.deployedPages} pages before, ${c.proposedPages} after${c.removed.length > 0 ? `, ${percent(c.removed.length / Math.max(1, c.deployedPages))} of production's pages removed` : ''}` +
+      `${c.redirected.length > 0 ? `; ${c.redirected.length} of production's pages now redirect elsewhere (not counted as removed)` : ''}. ` +
       'The whole list is in the `content-diff-path` report.'
-  );
-  addPathList('Added', c.added, lines);
-  addPathList('Removed', c.removed, lines);
+  ];
+  addPathList('Added', c.added, lines, listed, page);
+  addPathList('Removed', c.removed, lines, listed, (path) => `\`${shortPath(path)}\``);
   if (c.changed.length > 0) {
     lines.push('', `**Changed** (${c.changed.length})`, '');
-    for (const change of c.excerpts) {
-      lines.push(`- \`${clean(change.path)}\``, '', '```diff', ...change.removed.map((line) => `- ${clean(line)}`), ...change.added.map((line) => `+ ${clean(line)}`), '```', '');
+    const shown = c.excerpts.slice(0, excerpts);
+    for (const change of shown) {
+      lines.push(`- ${page(change.path)}`, '', '```diff', ...change.removed.map((line) => `- ${clean(line)}`), ...change.added.map((line) => `+ ${clean(line)}`), '```', '');
     }
-    const rest = c.changed.slice(c.excerpts.length, c.excerpts.length + LISTED);
-    for (const path of rest) lines.push(`- \`${clean(path)}\``);
-    const more = c.changed.length - c.excerpts.length - rest.length;
-    if (more > 0) lines.push(`- and ${more} more`);
+    const withExcerpt = new Set(shown.map((change) => change.path));
+    const rest = c.changed.filter((path) => !withExcerpt.has(path));
+    for (const path of rest.slice(0, listed)) lines.push(`- ${page(path)}`);
+    if (rest.length > listed) lines.push(`- and ${rest.length - listed} more`);
   }
   while (lines[lines.length - 1] === '') lines.pop();
   return lines.join('\n');
 }
 
-function addPathList(title: string, paths: string[], lines: string[]): void {
+function addPathList(title: string, paths: string[], lines: string[], listed: number, show: (path: string) => string): void {
   if (paths.length === 0) return;
   lines.push('', `**${title}** (${paths.length})`, '');
-  for (const path of paths.slice(0, LISTED)) lines.push(`- \`${clean(path)}\``);
-  if (paths.length > LISTED) lines.push(`- and ${paths.length - LISTED} more`);
+  for (const path of paths.slice(0, listed)) lines.push(`- ${show(path)}`);
+  if (paths.length > listed) lines.push(`- and ${paths.length - listed} more`);
+}
+
+/** A page as a link to it on the site, `[\`/guides/auth\`](https://docs.example.com/guides/auth)`; its path alone without a domain. */
+function pageLink(path: string, domain: string | undefined): string {
+  const shown = `\`${shortPath(path)}\``;
+  if (!domain) return shown;
+  // Parentheses would end the Markdown link early; encodeURI leaves them as they are.
+  const url = `https://${domain}${encodeURI(path).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+  return `[${shown}](${url})`;
+}
+
+function shortPath(path: string): string {
+  const text = clean(path);
+  return text.length > PATH_CHARS ? `${text.slice(0, PATH_CHARS)}…` : text;
 }
 
 /** A page's text in Markdown: no backticks that would end a code span or fence, no line breaks. */

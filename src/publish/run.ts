@@ -29,7 +29,8 @@ import { durableUrl, jobIdFromDurableUrl } from '../storage/durable-url.ts';
 import { checkKeepArchivePath, readArchive } from '../storage/kept-archive.ts';
 import { checkLinkMargin } from '../storage/link-margin.ts';
 import { checkAsPod } from '../storage/pod-check.ts';
-import { ContentGateError, contentDiffSection, diffWithProduction, judgeContent, unpackArchiveFile } from './content-diff.ts';
+import { ContentGateError, compareWithProduction, contentDiffSection, diffWithProduction, judgeContent, unpackArchiveFile } from './content-diff.ts';
+import type { EntryReader } from '../bundle/unpack.ts';
 import type { ContentDiff } from '../content/gate.ts';
 
 export async function run(cancellation = new Cancellation()): Promise<void> {
@@ -190,24 +191,33 @@ async function download(
   compareWith?: CurrentConfig
 ): Promise<{ exported: ExportResult; site?: DownloadedSite; contentDiff?: ContentDiff }> {
   const target = inputs.download;
-  // keep-archive alone still unpacks, into a folder of its own that goes afterwards: the kept archive
-  // passes every check a download-path would. A download only to compare leaves the home page to the gate.
+  // The new bundle is unpacked only where download-path asks for the files, or where keep-archive
+  // keeps the archive (a folder of its own, removed afterwards: the kept archive passes every check a
+  // download-path would). A download only to compare writes nothing and leaves the home page to the gate.
+  const writeFiles = target !== undefined || inputs.keepArchive !== undefined;
   const directory = target?.path ?? uniqueTempPath('static-export-check');
-  let downloaded: DownloadedBundle;
-  let contentDiff: ContentDiff | undefined;
-  try {
-    downloaded = await downloadBundle({
+  const download = (reader?: () => EntryReader) =>
+    downloadBundle({
       bundle: exported.bundle,
       directory,
       renew: () => generateBundle(client, exported.job.jobId),
       log: (line) => core.info(line),
-      shownAs: target?.given ?? 'a temporary folder (checked, then removed)',
+      shownAs: target?.given ?? (writeFiles ? 'a temporary folder (checked, then removed)' : 'checked and compared, not unpacked'),
       deadline,
       signal: cancellation.signal,
       keepArchive: inputs.keepArchive && { input: PublishInput.KeepArchive, path: inputs.keepArchive.path },
-      requireHomePage: target !== undefined || inputs.keepArchive !== undefined
+      requireHomePage: writeFiles,
+      writeFiles,
+      reader
     });
-    if (compareWith) contentDiff = await diffWithProduction({ deployedLink: compareWith.deployedLink, proposedRoot: downloaded.path, freshLink: freshLinks(client, inputs), deadline, signal: cancellation.signal });
+  let downloaded: DownloadedBundle;
+  let contentDiff: ContentDiff | undefined;
+  try {
+    // With production's export to compare, both download at once and their pages are read as they stream.
+    if (compareWith) {
+      const request = { deployedLink: compareWith.deployedLink, domain: inputs.domain, freshLink: freshLinks(client, inputs), deadline, signal: cancellation.signal };
+      ({ proposed: downloaded, diff: contentDiff } = await compareWithProduction(request, download));
+    } else downloaded = await download();
   } finally {
     if (!target) await rm(directory, { recursive: true, force: true });
   }

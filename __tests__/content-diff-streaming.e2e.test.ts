@@ -1,0 +1,159 @@
+// End to end through dist/index.js: the content diff as it streams. Pages are paths whatever the
+// layout of the files, the pages added and changed link to the site, and a comparison that is still
+// reading production's export stops within two seconds of a cancel or of the step's timeout, with
+// nothing left in the runner's temp folder.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type SiteSpec, bundleFormats, pageFiles, siteFiles } from '../emulator/archive.ts';
+import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { runAction, startAction } from '../emulator/runner.ts';
+
+const REPO = 'acme/deploy';
+const DOMAIN = 'docs.example.com';
+const PROFILE = { queuedMs: 50, runMs: 300 };
+let platform: PlatformEmulator;
+let github: GitHubEmulator;
+let temp: string;
+
+beforeAll(async () => {
+  platform = await startPlatformEmulator({ profile: PROFILE, linkTtlSeconds: 7 * 24 * 3600 });
+  github = await startGitHubEmulator();
+});
+afterAll(async () => {
+  await platform.close();
+  await github.close();
+});
+beforeEach(() => {
+  temp = mkdtempSync(join(tmpdir(), 'content-stream-'));
+});
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+const values = (bundleUrl: string) => `staticExport:\n  enabled: true\n  bundleUrl: "${bundleUrl}"\n`;
+
+/** Production serves an export of `site`, through a link the platform generated. */
+async function deploy(site: SiteSpec): Promise<void> {
+  platform.profile = { ...PROFILE, site };
+  const jobId = platform.seedExportJob({ domain: DOMAIN });
+  const answer = await fetch(`${platform.url}/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } });
+  github.createRepo(REPO, { 'deploy/values.yaml': values(((await answer.json()) as { bundleUrl: string }).bundleUrl) });
+}
+
+const inputs = (extra: Record<string, string> = {}) => ({
+  'api-key': DEFAULT_API_KEY,
+  'api-url': platform.url,
+  domain: DOMAIN,
+  'config-path': 'deploy/values.yaml',
+  'github-token': 'ghs_emulator_token',
+  'min-poll-interval': '100ms',
+  'max-poll-interval': '300ms',
+  ...extra
+});
+const env = () => ({ GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO, RUNNER_TEMP: temp });
+
+/** The step exports `site` anew (its own build id) and proposes it. */
+function exportAndPropose(site: SiteSpec, extra: Record<string, string> = {}) {
+  platform.profile = { ...PROFILE, site };
+  return runAction('dist/index.js', inputs(extra), env());
+}
+
+/** Every Markdown link's target in `text`, once each (the summary shows the section twice: its own, and in the body it proposes). */
+const linkTargets = (text: string) => [...new Set([...text.matchAll(/\]\((https:[^)\s]+)\)/g)].map((match) => match[1]))].sort();
+
+describe('pages are paths, not files', () => {
+  it('a site whose pages moved from x.html to x/index.html has no page added or removed, and passes the gate', async () => {
+    const flat = ['index.html', 'guides/auth.html', 'guides/webhooks.html', 'api/list.html', 'api/get.html'];
+    await deploy({ pages: flat });
+    const run = await exportAndPropose({ pages: ['index.html', ...flat.slice(1).map((path) => path.replace(/\.html$/, '/index.html'))] });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.outputs['content-diff'])).toEqual({ status: 'compared', added: 0, removed: 0, changed: 0, unchanged: 5 });
+    expect(github.pulls(REPO)).toHaveLength(1);
+    expect(github.pulls(REPO)[0].body).toContain('| 0 | 0 | 0 | 5 |');
+  });
+});
+
+describe('one click to the page', () => {
+  it('links the pages added and changed to the site in the pull request and the summary; removed pages stay plain text', async () => {
+    const pages = pageFiles(8);
+    await deploy({ pages });
+    const next = [...pages.filter((path) => path !== 'pages/page-0007.html'), 'guides/webhooks (beta).html'];
+    const run = await exportAndPropose({ pages: next, edits: { 'pages/page-0002.html': 'Tokens now expire after one hour.', 'pages/page-0005.html': 'Use a service key.' } });
+    expect(run.code).toBe(0);
+    const expected = [
+      `https://${DOMAIN}/guides/webhooks%20%28beta%29`,
+      `https://${DOMAIN}/pages/page-0002`,
+      `https://${DOMAIN}/pages/page-0005`
+    ];
+    const [pull] = github.pulls(REPO);
+    expect(linkTargets(pull.body)).toEqual(expected);
+    expect(linkTargets(run.summary)).toEqual(expected);
+    expect(pull.body).toContain('**Removed** (1)\n\n- `/pages/page-0007`\n');
+    expect(pull.body).toContain(`- [\`/pages/page-0002\`](https://${DOMAIN}/pages/page-0002)\n\n\`\`\`diff\n+ Tokens now expire after one hour.\n\`\`\``);
+  });
+});
+
+/**
+ * Production's export from a host that sends half of it and then nothing more, keeping the
+ * connection open: the comparison is still reading it when the step is stopped.
+ */
+async function stallingHost(archive: Buffer): Promise<{ url: string; halfSent: Promise<void>; close: () => Promise<void> }> {
+  let sent: () => void = () => undefined;
+  const halfSent = new Promise<void>((resolve) => (sent = resolve));
+  const server = http.createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/gzip', 'content-length': archive.length });
+    response.write(archive.subarray(0, archive.length >> 1), () => sent());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/bundles/se_00000000000000bb/bundle.tar.gz`,
+    halfSent,
+    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve())))
+  };
+}
+
+describe('a comparison stops when the step stops', () => {
+  const production = () => bundleFormats['tar.gz'].build(siteFiles(DOMAIN, { pages: 400, buildId: 'deployed', padBytes: 2_000 }));
+
+  it('ends within two seconds of SIGTERM, leaving nothing in the runner temp folder', async () => {
+    const host = await stallingHost(production());
+    try {
+      github.createRepo(REPO, { 'deploy/values.yaml': values(host.url) });
+      platform.profile = { ...PROFILE, site: { pages: 400, padBytes: 2_000 } };
+      const action = startAction('dist/index.js', inputs(), env());
+      await action.waitFor("beside the new one, to compare them page by page");
+      await host.halfSent;
+      const sent = Date.now();
+      action.child.kill('SIGTERM');
+      const run = await action.done;
+      expect(Date.now() - sent).toBeLessThan(2000);
+      expect(run.code).not.toBe(0);
+      expect(run.log).toContain('Received SIGTERM');
+      expect(readdirSync(temp)).toEqual([]);
+      expect(github.pulls(REPO)).toEqual([]);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("ends within two seconds of the step's timeout, saying so, leaving nothing in the runner temp folder", async () => {
+    const host = await stallingHost(production());
+    try {
+      github.createRepo(REPO, { 'deploy/values.yaml': values(host.url) });
+      platform.profile = { ...PROFILE, site: { pages: 400, padBytes: 2_000 } };
+      platform.requests.length = 0;
+      const run = await runAction('dist/index.js', inputs({ timeout: '5s' }), env());
+      // The step's clock starts as it runs, a moment before its first request (the start of the export).
+      expect(Date.now() - platform.requests[0].at).toBeLessThan(5000 + 2000);
+      expect(run.code).toBe(1);
+      expect(run.log).toContain("::error::The new export was read, but production's export, read beside it to compare the pages, did not finish within the step's timeout (5 s); nothing was proposed. Raise timeout.");
+      expect(readdirSync(temp)).toEqual([]);
+      expect(github.pulls(REPO)).toEqual([]);
+    } finally {
+      await host.close();
+    }
+  });
+});
