@@ -184,8 +184,14 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
     const deployedLink = linkIn(target, file.text);
     const result = { baseBranch: file.branch, deployedLink, prBranch };
     const vetoed = vetoedExports(facts, deployedLink && jobIdFromLink(deployedLink)).get(published.job.jobId);
-    if (vetoed) return { changed: true, operation: 'none', changes: [], kept: vetoReason(published.job.jobId, vetoed), ...result, pending: false };
-    const newer = await newerElsewhere({ ...target, prBranch }, published.job, deployedLink, proposal, context.createdAtOf, unopened?.text);
+    const newer = vetoed
+      ? { kind: 'keep' as const, reason: vetoReason(published.job.jobId, vetoed) }
+      : await newerElsewhere({ ...target, prBranch }, published.job, deployedLink, proposal, context.createdAtOf, unopened?.text);
+    if (newer?.kind === 'keep') {
+      // This run proposes nothing, yet the open pull request stays mergeable on the base as it is now.
+      const rebuilt = await keepProposalCurrent(octokit, target, facts);
+      if (rebuilt && !rebuilt.kept) return { ...rebuilt, kept: newer.reason };
+    }
     const plan = newer
       ? newer
       : planProposal({
@@ -226,6 +232,52 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
     `Branch ${facts.prBranch} in ${repo.owner}/${repo.repo} kept changing while this run wrote to it: another run or a person is writing to it. ` +
       'Nothing of this run was left half-written; run again once the other writer is done (one concurrency group per workflow keeps runs of the same workflow apart).'
   );
+}
+
+/**
+ * A run with nothing new to propose still keeps the open pull request mergeable: when the base moved
+ * under it (or a merge of the base made it non-linear), the pull request's own settings and people's
+ * changes are re-applied on the base's current file, with its title and body as they are. Undefined
+ * when the pull request already sits on the base's head, or none is open.
+ */
+export async function keepProposalCurrent(octokit: Octokit, target: ConfigTarget, facts: ProposalFacts): Promise<ConfigUpdate | undefined> {
+  const { open: proposal, base: file, prBranch } = facts;
+  if (!proposal || proposal.text === undefined || target.dryRun || (proposal.linear && proposal.mergeBaseSha === file.sha)) return undefined;
+  const link = linkIn(target, proposal.text);
+  if (!link) return undefined;
+  const deployedLink = linkIn(target, file.text);
+  const result = { baseBranch: file.branch, deployedLink, prBranch, number: proposal.number, url: proposal.url };
+  let version: unknown;
+  try {
+    version = readSetting(target.path, proposal.text, target.key, 'version');
+  } catch {
+    return undefined;
+  }
+  const plan = planProposal({
+    path: target.path,
+    key: target.key,
+    branch: prBranch,
+    deployed: file.text,
+    proposal,
+    offer: { bundleUrl: link, enable: false, ...(typeof version === 'string' ? { version } : {}) }
+  });
+  if (plan.kind === 'current') return undefined;
+  if (plan.kind === 'keep') return { changed: true, operation: 'none', changes: [], kept: plan.reason, ...result, pending: true };
+  const written = await proposeChange(octokit, target.repo, {
+    path: target.path,
+    text: plan.text,
+    base: file,
+    branch: prBranch,
+    proposal,
+    repositoryId: facts.repository.nodeId,
+    commitMessage: `Rebuild the static export proposal on ${file.branch}'s current ${target.path}\n\nThe base changed since the pull request was written; its settings and people's changes are kept.`,
+    title: proposal.title,
+    body: proposal.body,
+    labels: []
+  });
+  // Another writer moved the branch meanwhile: it is theirs to finish, and the next run looks again.
+  if (written === 'raced') return undefined;
+  return { changed: true, ...written, changes: plan.changes, ...result, pending: true };
 }
 
 /** The link in a values file, or undefined when it holds none (or cannot be read). */

@@ -17,6 +17,7 @@ import {
   type ProposalFacts,
   type PublishedBundle,
   contentDiffSectionOf,
+  keepProposalCurrent,
   linkIn,
   readProposalFacts,
   showChange,
@@ -72,7 +73,7 @@ type RunPlan =
 
 /** What the run did, reported once: outputs, the guard, the summary. */
 type Outcome =
-  | { kind: 'left'; validity: Validity; heading: 'valid' | 'hosted' | 'vetoed' }
+  | { kind: 'left'; validity: Validity; heading: 'valid' | 'hosted' | 'vetoed'; rebuilt?: ConfigUpdate }
   | {
       kind: 'exported';
       exported: ExportResult;
@@ -117,7 +118,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     // Apply.
     const outcome =
       plan.kind === 'leave' || plan.kind === 'vetoed'
-        ? leave(plan)
+        ? await leave(plan, octokit, inputs, current)
         : plan.kind === 'hosted'
           ? await proposeHostedUrl(client, octokit!, inputs, current!, plan.jobId, deadline, cancellation, progress)
           : await exportAndPropose(client, octokit, inputs, current, plan, deadline, cancellation, progress);
@@ -223,13 +224,23 @@ function hostedJobId(inputs: PublishInputs, link: string | undefined): string {
   return jobId;
 }
 
-function leave(plan: { kind: 'leave'; validity: Validity } | { kind: 'vetoed'; reason: string }): Outcome {
-  if (plan.kind === 'vetoed') {
-    core.notice(plan.reason);
-    return { kind: 'left', validity: { due: false, reason: plan.reason }, heading: 'vetoed' };
-  }
-  core.info(plan.validity.reason);
-  return { kind: 'left', validity: plan.validity, heading: plan.validity.hosted ? 'hosted' : 'valid' };
+/**
+ * Nothing to export or propose. The open pull request still stays mergeable: when the base moved
+ * under it, its own settings are re-applied on the base's current file.
+ */
+async function leave(
+  plan: { kind: 'leave'; validity: Validity } | { kind: 'vetoed'; reason: string },
+  octokit: Octokit | undefined,
+  inputs: PublishInputs,
+  current: CurrentConfig | undefined
+): Promise<Outcome> {
+  const validity = plan.kind === 'vetoed' ? { due: false, reason: plan.reason } : plan.validity;
+  if (plan.kind === 'vetoed') core.notice(plan.reason);
+  else core.info(validity.reason);
+  const rebuilt = current && octokit ? await keepProposalCurrent(octokit, inputs.config!, current.facts) : undefined;
+  if (rebuilt?.kept) core.notice(rebuilt.kept);
+  else if (rebuilt) core.info(`The base moved under pull request #${rebuilt.number}: rebuilt it on ${rebuilt.baseBranch}'s current file, its settings and people's changes kept (${rebuilt.url}).`);
+  return { kind: 'left', validity, heading: plan.kind === 'vetoed' ? 'vetoed' : validity.hosted ? 'hosted' : 'valid', rebuilt };
 }
 
 /** Export (or reuse an export), check and compare its bundle, and propose its link. */
@@ -401,6 +412,7 @@ async function proposeConfig(
   }
   if (!update.changed) core.info(`${where} on ${update.baseBranch} already holds these values: no pull request needed.`);
   else if (target.dryRun) core.info(`Dry run: ${update.changes.length} setting(s) would change; nothing was written.`);
+  else if (update.kept && update.operation !== 'none') core.info(`The base moved under pull request #${update.number}: rebuilt it on ${update.baseBranch}'s current file, what it proposes unchanged (${update.url}).`);
   else if (update.kept) core.info(update.number === undefined ? 'No pull request was opened.' : `Pull request #${update.number} was left as it is: ${update.url}`);
   else if (update.operation === 'none') core.info(`Pull request #${update.number} is already current: ${update.url}`);
   else core.info(`Pull request #${update.number} ${update.operation}: ${update.url}`);
@@ -410,7 +422,7 @@ async function proposeConfig(
 /** The one report of a run that did not fail: its outputs, the guard on production's link, the summary. */
 async function report(outcome: Outcome, inputs: PublishInputs, current: CurrentConfig | undefined): Promise<void> {
   const outputs: Partial<Record<string, string>> = {};
-  const config = outcome.kind === 'left' ? undefined : outcome.config;
+  const config = outcome.kind === 'left' ? outcome.rebuilt : outcome.config;
   if (outcome.kind === 'left') {
     const { validity } = outcome;
     outputs[Output.Skipped] = 'true';
@@ -452,7 +464,7 @@ async function report(outcome: Outcome, inputs: PublishInputs, current: CurrentC
 async function writeSummary(outcome: Outcome, inputs: PublishInputs, current: CurrentConfig | undefined, guard: DeployedGuard | undefined, pending: { number: number; url: string } | undefined): Promise<void> {
   const target = inputs.config;
   if (outcome.kind === 'left') {
-    await writeLeftSummary(outcome.validity, outcome.heading, target!, inputs.domain, { baseBranch: current!.facts.base.branch, pending, guard: guard! });
+    await writeLeftSummary(outcome.validity, outcome.heading, target!, inputs.domain, { baseBranch: current!.facts.base.branch, pending, guard: guard!, rebuilt: outcome.rebuilt !== undefined && outcome.rebuilt.operation !== 'none' });
     return;
   }
   const configSummary = outcome.config && target ? { target, update: outcome.config } : undefined;

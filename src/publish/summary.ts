@@ -182,7 +182,7 @@ export async function writeLeftSummary(
   why: 'valid' | 'hosted' | 'vetoed',
   target: ConfigTarget,
   domain: string | undefined,
-  facts: { baseBranch: string; link?: string; pending?: { number: number; url: string }; guard: DeployedGuard }
+  facts: { baseBranch: string; link?: string; pending?: { number: number; url: string }; guard: DeployedGuard; rebuilt?: boolean }
 ): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   addGuard(facts.guard);
@@ -193,8 +193,12 @@ export async function writeLeftSummary(
     : '';
   const heading = { valid: 'link still valid, nothing to do', hosted: 'hosted URL, nothing to renew', vetoed: 'turned down in review, nothing proposed' }[why];
   core.summary.addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${heading}`, 2).addRaw(`<p>${escapeHtml(validity.reason)}</p>`, true);
-  if (why !== 'vetoed') core.summary.addRaw(`<p>${judged} ${expires}.${deployed} No request was sent to the platform and no pull request was touched.</p>`, true);
-  else core.summary.addRaw(`<p>No request was sent to the platform and no pull request was touched.${deployed}</p>`, true);
+  const touched =
+    facts.rebuilt && facts.pending
+      ? `No request was sent to the platform. The base moved under <a href="${escapeHtml(facts.pending.url)}">pull request #${facts.pending.number}</a>, so it was rebuilt on the base's current file, its settings and people's changes kept.`
+      : 'No request was sent to the platform and no pull request was touched.';
+  if (why !== 'vetoed') core.summary.addRaw(`<p>${judged} ${expires}.${deployed} ${touched}</p>`, true);
+  else core.summary.addRaw(`<p>${touched}${deployed}</p>`, true);
   await core.summary.write();
 }
 
