@@ -139,11 +139,13 @@ export interface RepositoryFacts {
   nodeId: string;
   /** What the token may do here, where GitHub says it (it does for a user's or an app's token). */
   permissions?: { pull?: boolean; push?: boolean; admin?: boolean };
+  /** repos.get's answer as GitHub gave it, for checks that read more of it. */
+  answer: Awaited<ReturnType<Octokit['rest']['repos']['get']>>['data'];
 }
 
 export async function readRepository(octokit: Octokit, repo: Repo): Promise<RepositoryFacts> {
   const { data } = await step('read the repository', repo, () => octokit.rest.repos.get({ ...repo }), { notFound: repoNotFound(repo) });
-  return { defaultBranch: data.default_branch, nodeId: data.node_id, permissions: data.permissions };
+  return { defaultBranch: data.default_branch, nodeId: data.node_id, permissions: data.permissions, answer: data };
 }
 
 /**

@@ -23,7 +23,7 @@ import {
   readOpenProposal,
   readRepository
 } from '../github/pull-request.ts';
-import { planProposal, refuseBranch } from './reconcile.ts';
+import { OPENED_BY_THIS_ACTION, planProposal, refuseBranch } from './reconcile.ts';
 import { defaultPrBranch } from './inputs.ts';
 import type { ContentDiff } from '../content/gate.ts';
 import { contentDiffSection } from './content-diff.ts';
@@ -140,7 +140,7 @@ export function exportOfBody(body: string): string | undefined {
  * merging, with that pull request (the newest). Production's own export is never vetoed: renewing its
  * link keeps the site up.
  */
-export function vetoedExports(facts: Pick<ProposalFacts, 'pulls' | 'base'>, deployedJobId: string | undefined): Map<string, PullSummary> {
+export function vetoedExports(facts: Pick<ProposalFacts, 'pulls'> & { base: { branch: string } }, deployedJobId: string | undefined): Map<string, PullSummary> {
   const vetoes = new Map<string, PullSummary>();
   for (const pull of facts.pulls) {
     const jobId = exportOfBody(pull.body);
@@ -425,7 +425,7 @@ export function linkWarning(message: string): string {
   return `### ⚠️ This link may not outlive the review\n\n${message}`;
 }
 
-const FOOTER = '<sub>Opened by the static export action. It keeps this one pull request current: later runs update it rather than open another.</sub>';
+const FOOTER = `${OPENED_BY_THIS_ACTION} It keeps this one pull request current: later runs update it rather than open another.</sub>`;
 
 /** The body for a URL the team hosts: nothing expires, and the URL was fetched as a pod would. */
 /** Production keeps its own link until this is merged and rolled out: the date a reviewer must beat. */

@@ -153,7 +153,10 @@ function withSettings(path: string, key: string, text: string, settings: Setting
  * whose open pull request a person opened from their own commits, or one whose pull request goes to
  * another base.
  */
-export function refuseBranch(facts: Pick<ProposalFacts, 'base' | 'prBranch' | 'pulls' | 'open' | 'unopened'>, target: Pick<ConfigTarget, 'repo' | 'path'>): string | undefined {
+export function refuseBranch(
+  facts: Pick<ProposalFacts, 'prBranch' | 'pulls' | 'open' | 'unopened'> & { base: { branch: string } },
+  target: Pick<ConfigTarget, 'repo' | 'path'>
+): string | undefined {
   const where = `${target.repo.owner}/${target.repo.repo}`;
   const { prBranch } = facts;
   const elsewhere = facts.pulls.find((pull) => pull.state === 'open' && pull.base !== facts.base.branch);
@@ -165,6 +168,8 @@ export function refuseBranch(facts: Pick<ProposalFacts, 'base' | 'prBranch' | 'p
   }
   const history = facts.open ?? facts.unopened ?? undefined;
   if (!history || history.startsWithOurs) return undefined;
+  // An open pull request this action opened stays its own, whatever people did to the branch since.
+  if (facts.open && (facts.open.ahead === 0 || openedByThisAction(facts.open.body))) return undefined;
   const first = 'byPeople' in history ? history.byPeople[0] : undefined;
   const whose = history.ahead === 0 ? 'it holds no commit of this action' : `its first commit${first ? ` (${first.sha.slice(0, 7)} "${first.subject}")` : ''} is not this action's`;
   const pull = facts.open ? `, and pull request #${facts.open.number} from it was not opened by this action` : '';
@@ -172,6 +177,13 @@ export function refuseBranch(facts: Pick<ProposalFacts, 'base' | 'prBranch' | 'p
     `Branch ${prBranch} in ${where} was not created by this action: ${whose}${pull}. This run never moves a branch that holds a person's work, and stopped before exporting. ` +
     `Leave pr-branch unset (the action then uses static-export/…), or name a branch that does not exist yet.`
   );
+}
+
+/** How every body this action writes begins its footer: a pull request with it was opened by this action. */
+export const OPENED_BY_THIS_ACTION = '<sub>Opened by the static export action.';
+
+function openedByThisAction(body: string): boolean {
+  return body.includes(OPENED_BY_THIS_ACTION);
 }
 
 const LINES = /(?<=\n)/;
