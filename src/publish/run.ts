@@ -67,7 +67,8 @@ type RunPlan =
   | { kind: 'leave'; validity: Validity }
   /** The export is one a person said no to. */
   | { kind: 'vetoed'; reason: string }
-  | { kind: 'export'; plan: ExportPlan; note?: string }
+  /** `notes`: why, for the log (a link due for renewal, the job a renewal takes). */
+  | { kind: 'export'; plan: ExportPlan; notes: string[] }
   /** bundle-url-template: propose the URL where the team hosts this export's kept archive. */
   | { kind: 'hosted'; jobId: string };
 
@@ -102,7 +103,6 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     ? githubClient(inputs.config.token, { deadline, requestTimeoutMs: inputs.requestTimeoutMs, signal: cancellation.signal, log: (line) => core.info(line) })
     : undefined;
   let plan: RunPlan | undefined;
-  let current: CurrentConfig | undefined;
   const progress: Progress = {};
   cancellation.note = 'The step stopped before an export job was started.';
   try {
@@ -110,7 +110,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     // file that is missing or malformed, a token that cannot read it, a branch this action must not move.
     if (inputs.download) await checkDownloadPath(inputs.download.given, inputs.download.path);
     if (inputs.keepArchive) await checkKeepArchivePath(PublishInput.KeepArchive, inputs.keepArchive.given, inputs.keepArchive.path);
-    current = inputs.config && octokit ? await readCurrent(octokit, inputs) : undefined;
+    const current = inputs.config && octokit ? await readCurrent(octokit, inputs) : undefined;
     // Checks over the facts, before anything is exported: each throws what to fix.
     if (current) checkFacts(current, inputs);
     // Plan.
@@ -195,23 +195,26 @@ function planRun(inputs: PublishInputs, current: CurrentConfig | undefined, now:
     const holder = current.pending ? `Pull request #${current.pending.number}` : current.facts.base.branch;
     return { kind: 'leave', validity: { due: false, hosted: true, reason: `${holder} holds ${redactLink(link)}, a URL without an expiry of its own: it is never renewed, so this run changes nothing.` } };
   }
+  const notes: string[] = [];
   if (current && inputs.minValidityMs !== undefined) {
     const validity = checkValidity(link, inputs.minValidityMs, now);
     if (!validity.due) return { kind: 'leave', validity };
+    notes.push(validity.reason);
   }
   if (inputs.durable) return { kind: 'hosted', jobId: hostedJobId(inputs, link) };
   let plan: ExportPlan;
-  let note: string | undefined;
   if (inputs.plan !== 'auto') plan = inputs.plan;
   else {
     const renewal = renewalPlan(link, inputs.request);
     if ('impossible' in renewal) throw new InputError(PublishInput.Domain, renewal.impossible);
-    ({ note, ...plan } = renewal);
+    const { note, ...renewing } = renewal;
+    notes.push(note);
+    plan = renewing;
   }
   const known = 'reuse' in plan ? plan.reuse : undefined;
   const veto = known === undefined ? undefined : current?.vetoes.get(known);
   if (known && veto) return { kind: 'vetoed', reason: vetoReason(known, veto) };
-  return { kind: 'export', plan, note };
+  return { kind: 'export', plan, notes };
 }
 
 /** The export whose kept archive a hosted-URL run proposes: the job-id given, or for auto, the one the current link names. */
@@ -249,13 +252,12 @@ async function exportAndPropose(
   octokit: Octokit | undefined,
   inputs: PublishInputs,
   current: CurrentConfig | undefined,
-  plan: { plan: ExportPlan; note?: string },
+  plan: { plan: ExportPlan; notes: string[] },
   deadline: Deadline,
   cancellation: Cancellation,
   progress: Progress
 ): Promise<Outcome> {
-  if (current && inputs.minValidityMs !== undefined) core.info(checkValidity(current.link, inputs.minValidityMs, Date.now()).reason);
-  if (plan.note) core.info(plan.note);
+  for (const note of plan.notes) core.info(note);
   // On a push, the platform is still publishing it: wait, or the export holds the docs before it.
   let published: Publication | undefined;
   if (inputs.publication) {
