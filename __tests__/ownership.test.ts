@@ -3,7 +3,7 @@
 // exports a person closed. No network: the facts are written out as a run would read them.
 import { describe, expect, it } from '@jest/globals';
 import { contentDiffSectionOf, exportOfBody, vetoedExports } from '../src/publish/proposal.ts';
-import { mergeLines, reapply, refuseBranch } from '../src/publish/reconcile.ts';
+import { mergeLines, planProposal, reapply, refuseBranch } from '../src/publish/reconcile.ts';
 import type { BranchHistory, OpenProposal, PullSummary } from '../src/github/pull-request.ts';
 
 const PATH = 'deploy/values.yaml';
@@ -30,6 +30,21 @@ describe('re-applying the pull request on the base as it is now', () => {
     expect(reapply(PATH, KEY, file(false, NEW), file(false, OLD), file(true, OLD))).toBe(file(true, NEW));
   });
 
+  it('a setting that came in with "Update branch" is the base\'s, not a decision on the branch: the action\'s value is re-applied', () => {
+    const proposal = {
+      number: 1,
+      text: file(false, NEW),
+      mergeBaseText: file(false, OLD),
+      lastProposedText: file(true, NEW),
+      byPeople: [{ sha: 'd'.repeat(40), subject: "Merge branch 'main'", merge: true }]
+    };
+    const plan = planProposal({ path: PATH, key: KEY, branch: 'b', deployed: file(false, OLD), proposal, offer: { bundleUrl: NEW, enable: true } });
+    expect(plan).toMatchObject({ kind: 'propose', text: file(true, NEW) });
+    // The same change in a person's own commit stands.
+    const own = planProposal({ path: PATH, key: KEY, branch: 'b', deployed: file(false, OLD), proposal: { ...proposal, byPeople: [{ sha: 'd'.repeat(40), subject: 'Keep it off', merge: false }] }, offer: { bundleUrl: NEW, enable: true } });
+    expect(own.kind).toBe('keep');
+  });
+
   it('people\'s lines against people\'s lines on the same spot are still a conflict for a person', () => {
     expect(reapply(PATH, KEY, file(true, NEW).replace('replicaCount: 2', 'replicaCount: 3'), file(true, OLD), file(true, OLD).replace('replicaCount: 2', 'replicaCount: 4'))).toBeUndefined();
   });
@@ -53,7 +68,7 @@ const base = { branch: 'main', sha: 'b'.repeat(40), text: '' };
 
 describe('branches a run never moves', () => {
   it('a branch with a person\'s commit and no pull request, named', () => {
-    const facts = { base, prBranch: 'feature/tls', pulls: [], unopened: history({ startsWithOurs: false, byPeople: [{ sha: 'c'.repeat(40), subject: 'TLS' }] }) };
+    const facts = { base, prBranch: 'feature/tls', pulls: [], unopened: history({ startsWithOurs: false, byPeople: [{ sha: 'c'.repeat(40), subject: 'TLS', merge: false }] }) };
     expect(refuseBranch(facts, target)).toMatch(/^Branch feature\/tls in acme\/deploy was not created by this action: its first commit \(ccccccc "TLS"\) is not this action's\./);
   });
 
@@ -66,7 +81,7 @@ describe('branches a run never moves', () => {
   });
 
   it('none of: an absent branch, another run\'s branch, or this action\'s open pull request with people\'s commits first', () => {
-    const ours = { ...pull({}), ...history({ startsWithOurs: false, byPeople: [{ sha: 'c'.repeat(40), subject: 'Merge main' }] }), body: '<sub>Opened by the static export action. It keeps…</sub>' } as OpenProposal;
+    const ours = { ...pull({}), ...history({ startsWithOurs: false, byPeople: [{ sha: 'c'.repeat(40), subject: 'Merge main', merge: true }] }), body: '<sub>Opened by the static export action. It keeps…</sub>' } as OpenProposal;
     expect([
       refuseBranch({ base, prBranch: 'x', pulls: [], unopened: null }, target),
       refuseBranch({ base, prBranch: 'x', pulls: [], unopened: history() }, target),

@@ -222,7 +222,8 @@ export interface BranchHistory {
   /** The head holds the base's head and reaches it along single-parent commits: any merge method gives the same file. */
   linear: boolean;
   /** Commits on the branch that this action did not make: a reviewer's, or an "Update branch" merge. */
-  byPeople: { sha: string; subject: string }[];
+  /** `merge`: a commit with two parents ("Update branch"). */
+  byPeople: { sha: string; subject: string; merge: boolean }[];
   /** The branch starts with a commit of this action: people's commits, if any, are built on the action's. */
   startsWithOurs: boolean;
   /** How many commits the branch holds beyond where it left the base. */
@@ -262,7 +263,9 @@ export async function readBranchHistory(octokit: Octokit, repo: Repo, branch: st
   );
   const mergeBaseSha = compared.merge_base_commit.sha;
   const commits = compared.commits;
-  const byPeople = commits.filter((c) => !isProposalCommit(c.commit.message)).map((c) => ({ sha: c.sha, subject: c.commit.message.split('\n')[0] ?? '' }));
+  const byPeople = commits
+    .filter((c) => !isProposalCommit(c.commit.message))
+    .map((c) => ({ sha: c.sha, subject: c.commit.message.split('\n')[0] ?? '', merge: c.parents.length > 1 }));
   const lastOurs = [...commits].reverse().find((c) => isProposalCommit(c.commit.message));
   const peopleAfterUs = lastOurs !== undefined && commits.indexOf(lastOurs) < commits.length - 1;
   const otherFiles: BranchFile[] = [];

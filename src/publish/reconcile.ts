@@ -39,7 +39,8 @@ export interface Proposed {
   text: string | undefined;
   /** The file where the branch left the base. */
   mergeBaseText: string | undefined;
-  byPeople: { sha: string; subject: string }[];
+  /** `merge`: a commit with two parents, such as "Update branch". */
+  byPeople: { sha: string; subject: string; merge?: boolean }[];
   /** The file as this action's newest commit on the branch left it, when people committed after it. */
   lastProposedText?: string;
 }
@@ -65,7 +66,7 @@ export interface PlanInput {
 export function planProposal({ path, key, branch, deployed, proposal, offer }: PlanInput): Plan {
   let start = deployed;
   if (proposal?.text !== undefined) {
-    const changedBy = peopleChangedSettings(path, key, proposal);
+    const changedBy = peopleChangedSettings(path, key, proposal, deployed);
     if (changedBy) {
       return {
         kind: 'keep',
@@ -94,18 +95,24 @@ export function planProposal({ path, key, branch, deployed, proposal, offer }: P
   return { kind: 'propose', text: patched.text, changes: settingChanges(path, key, deployed, patched.text) };
 }
 
-/** Who changed the settings after this action's last commit on the branch, or undefined when no one did. */
-function peopleChangedSettings(path: string, key: string, proposal: Proposed): string | undefined {
+/**
+ * Who changed the settings after this action's last commit on the branch, or undefined when no one
+ * did. A value that equals the base's, on a branch where someone clicked "Update branch", came in with
+ * the base: the base's lines beside the action's are not a decision on the branch, and are re-applied over.
+ */
+function peopleChangedSettings(path: string, key: string, proposal: Proposed, deployed: string): string | undefined {
   if (proposal.lastProposedText === undefined || proposal.text === undefined || proposal.byPeople.length === 0) return undefined;
   let now: Settings;
   let ours: Settings;
+  let base: Settings | undefined;
   try {
     now = settingsIn(path, proposal.text, key);
     ours = settingsIn(path, proposal.lastProposedText, key);
+    base = proposal.byPeople.some((commit) => commit.merge) ? settingsIn(path, deployed, key) : undefined;
   } catch {
     return 'A commit on the branch';
   }
-  if (SETTING_NAMES.every((name) => now[name] === ours[name])) return undefined;
+  if (SETTING_NAMES.every((name) => now[name] === ours[name] || (base !== undefined && now[name] === base[name]))) return undefined;
   const last = proposal.byPeople[proposal.byPeople.length - 1]!;
   return `A commit of a person (${last.sha.slice(0, 7)} "${last.subject}")`;
 }
