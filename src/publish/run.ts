@@ -90,7 +90,8 @@ type Outcome =
       exported: ExportResult;
       archive: { path: string; sha256: string; bytes: number };
       sha256Checked: boolean;
-      contentDiff: ContentDiff;
+      contentDiff?: ContentDiff;
+      contentDiffText?: string;
       config: ConfigUpdate;
     };
 
@@ -297,14 +298,7 @@ async function exportAndPropose(
   progress.exported = exported;
   progress.contentDiff = contentDiff;
   let contentDiffText: string | undefined;
-  if (current && proposedAlready) {
-    core.info(`Export ${jobId} is the one pull request #${current.pending!.number} proposes: it passed the content gate then, so it is not downloaded or judged again.`);
-    contentDiffText = contentDiffSectionOf(current.facts.open?.body ?? '');
-  } else if (current) {
-    contentDiff ??= { kind: 'renewal', jobId };
-    progress.contentDiff = contentDiff;
-    await judgeContent(contentDiff, inputs.contentGate, jobId);
-  }
+  if (current) ({ contentDiff, contentDiffText } = await judgeUnlessProposed(current, jobId, inputs, progress, async () => contentDiff ?? { kind: 'renewal', jobId }));
   // A link that expires before the review is likely done: say so where the reviewer looks.
   const shortLink = inputs.config && inputs.linkMarginMs !== undefined ? checkLinkMargin(exported.bundle.expiresAt, inputs.linkMarginMs) : undefined;
   // Said once where a person looks (the summary, and the body for the reviewer); an annotation too
@@ -372,19 +366,40 @@ async function proposeHostedUrl(
   // The kept archive is the new export: compared with production's before the URL is proposed.
   const deployedLink = current.deployedLink;
   const deployedJobId = deployedLink && (jobIdFromDurableUrl(hosted.template, deployedLink) ?? jobIdFromLink(deployedLink));
-  const contentDiff: ContentDiff =
+  const { contentDiff, contentDiffText } = await judgeUnlessProposed(current, jobId, inputs, progress, async () =>
     deployedJobId === jobId
       ? { kind: 'renewal', jobId }
       : await unpackArchiveFile(archive.path, cancellation.signal, (root) =>
           diffWithProduction({ deployedLink, deployedJobId, proposedRoot: root, freshLink: freshLinks(client, inputs), deadline, signal: cancellation.signal })
-        );
-  progress.contentDiff = contentDiff;
-  await judgeContent(contentDiff, inputs.contentGate, jobId);
+        )
+  );
   const config = await proposeConfig(octokit, inputs, current, exported, {
     createdAtOf: inputs.apiKey ? (id) => exportCreatedAt(client, id) : undefined,
-    published: { hosted: { sha256: archive.sha256, sha256Checked: check.sha256Checked }, contentDiff }
+    published: { hosted: { sha256: archive.sha256, sha256Checked: check.sha256Checked }, contentDiff, contentDiffText }
   });
-  return { kind: 'hosted', exported, archive, sha256Checked: check.sha256Checked, contentDiff, config };
+  return { kind: 'hosted', exported, archive, sha256Checked: check.sha256Checked, contentDiff, contentDiffText, config };
+}
+
+/**
+ * The content gate, unless the export is the one the open pull request proposes: that one passed the
+ * gate when it was proposed (a loss a person accepted stays accepted), so it is neither compared nor
+ * judged again, and the body keeps the content diff it shows.
+ */
+async function judgeUnlessProposed(
+  current: CurrentConfig,
+  jobId: string,
+  inputs: PublishInputs,
+  progress: Progress,
+  compare: () => Promise<ContentDiff>
+): Promise<{ contentDiff?: ContentDiff; contentDiffText?: string }> {
+  if (current.proposedJobId === jobId) {
+    core.info(`Export ${jobId} is the one pull request #${current.pending!.number} proposes: it passed the content gate then, so it is not downloaded or judged again.`);
+    return { contentDiffText: contentDiffSectionOf(current.facts.open?.body ?? '') };
+  }
+  const contentDiff = await compare();
+  progress.contentDiff = contentDiff;
+  await judgeContent(contentDiff, inputs.contentGate, jobId);
+  return { contentDiff };
 }
 
 async function proposeConfig(
@@ -470,7 +485,7 @@ async function writeSummary(outcome: Outcome, inputs: PublishInputs, current: Cu
     return;
   }
   const configSummary = outcome.config && target ? { target, update: outcome.config } : undefined;
-  const diff = outcome.kind === 'exported' && outcome.contentDiffText !== undefined ? outcome.contentDiffText : contentDiffSection(outcome.contentDiff, outcome.config?.deployedLink);
+  const diff = outcome.contentDiffText ?? contentDiffSection(outcome.contentDiff, outcome.config?.deployedLink);
   if (outcome.kind === 'hosted') {
     const { exported, archive } = outcome;
     await writeHostedSummary(exported.bundle.bundleUrl, exported.bundle.expiresAt, archive, outcome.sha256Checked, configSummary!, guard, diff);
