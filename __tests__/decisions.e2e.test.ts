@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type SiteSpec, pageFiles } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { runAction } from '../emulator/runner.ts';
+import { runAction, startAction } from '../emulator/runner.ts';
 import { readSetting } from '../src/values/values-file.ts';
 
 const REPO = 'acme/deploy';
@@ -102,6 +102,26 @@ describe('a change on the base next to the action\'s lines is never a conflict',
     expect(renewal.log).toContain(`The base moved under pull request #${number}: rebuilt it on main's current file`);
     expect(platform.requests.length).toBe(requests);
     expect(mergesAlike(number)[PATH]).toBe(values(proposed as string));
+  });
+});
+
+describe('the facts are read before the export, and read again when the base moved during it', () => {
+  it('a change merged into the base while the export ran: the pull request is built on the base as it is after the export', async () => {
+    github.createRepo(REPO, { [PATH]: values((await exported()).link) });
+    platform.profile = { queuedMs: 0, runMs: 2000 };
+    const started = startAction(
+      'dist/index.js',
+      { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, 'min-poll-interval': '100ms', 'max-poll-interval': '300ms' },
+      { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO, RUNNER_TEMP: temp }
+    );
+    await started.waitFor('Started export job');
+    const onBase = github.fileAt(REPO, 'main', PATH)!.replace('enabled: true', 'enabled: false');
+    const moved = github.commitOnBranch(REPO, 'main', { [PATH]: onBase }, 'Turned off while the export ran');
+    const done = await started.done;
+    expect(done.code).toBe(0);
+    expect(done.outputs['pull-request-operation']).toBe('created');
+    expect(github.commit(REPO, github.branchHead(REPO, BRANCH)!)!.parents).toEqual([moved]);
+    expect(mergesAlike(Number(done.outputs['pull-request-number']))[PATH]).toBe(values(done.outputs['bundle-url']!));
   });
 });
 
