@@ -88,7 +88,8 @@ beforeEach(() => {
 describe('readBaseFile', () => {
   it('reads the file on the default branch', async () => {
     const base = await readBaseFile(octokit, repo, PATH);
-    expect(base).toEqual({ branch: 'main', sha: emulator.branchHead(FULL_NAME, 'main'), text: '{"url":"old"}\n' });
+    // The head's tree comes with it (getBranch): a commit on the base needs no read of its own.
+    expect(base).toEqual({ branch: 'main', sha: emulator.branchHead(FULL_NAME, 'main'), tree: expect.stringMatching(/^[0-9a-f]{40}$/), text: '{"url":"old"}\n' });
   });
 
   it('answers undefined text for a missing file', async () => {

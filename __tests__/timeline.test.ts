@@ -1,9 +1,11 @@
 // A team's months with one values file, on a fake clock: the real publish action (src/publish/run.ts,
 // in this process) against the platform emulator and the GitHub emulator over HTTP, driven by random
 // timelines of pushes, nightly renewals, a hosted-URL step, reviews of random length, people's commits,
-// edits merged into the base, "Update branch", merges by a random allowed method and closed pull
-// requests, with link lifetimes from an hour to a week. After every step the deployment is checked
-// as a whole, not one run at a time.
+// edits merged into the base (away from the block, next to the action's lines and on them: enabled
+// turned off, a link pasted by hand), "Update branch", merges by a random allowed method, pull
+// requests closed without merging, pushes into a second base branch, and exports that lose pages
+// accepted with max-page-loss: 100% and renewed afterwards, with link lifetimes from an hour to a
+// week. After every step the deployment is checked as a whole, not one run at a time.
 //
 // A push here reuses an export the platform has just finished (job-id), so no real time is spent
 // waiting on it: what follows the export is the same code as after a started one.
@@ -27,6 +29,9 @@ const DAY = 24 * HOUR;
 const T0 = Date.parse('2026-12-01T00:00:00Z');
 const REPO = 'acme/deploy';
 const PATH = 'deploy/values.yaml';
+/** The second base, and the branch its proposal lives on (the default name includes a base that is not the default branch). */
+const SECOND_BASE = 'production';
+const HEADS: Record<string, string> = { main: 'static-export/deploy-values.yaml', [SECOND_BASE]: 'static-export/production/deploy-values.yaml' };
 const TOKEN = 'ghs_emulator_token';
 
 /** mulberry32: a small seeded generator, so a failing timeline can be replayed from its seed. */
@@ -132,8 +137,8 @@ function linkOn(ref: string): string | undefined {
   return typeof link === 'string' ? link : undefined;
 }
 
-function openPull() {
-  return github.pulls(REPO).find((pull) => pull.state === 'open');
+function openPull(base = 'main') {
+  return github.pulls(REPO).find((pull) => pull.state === 'open' && pull.base === base);
 }
 
 /** The platform's createdAt of the export a link names (hosted URLs name their job too). */
@@ -151,6 +156,11 @@ interface Stats {
   merges: number;
   refusedMerges: number;
   guardFailures: number;
+  baseEdits: number;
+  closed: number;
+  vetoesHeld: number;
+  secondBase: number;
+  acceptedLosses: number;
 }
 
 async function timeline(seed: number, index: number, stats: Stats): Promise<void> {
@@ -167,6 +177,7 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
   platform.linkTtlSeconds = 7 * 24 * 3600;
   const firstLink = await freshLink(firstJob);
   github.createRepo(REPO, { [PATH]: INITIAL(firstLink), 'README.md': '# deploy\n' });
+  github.commitOnBranch(REPO, SECOND_BASE, { 'README.md': '# deploy (production cluster)\n' }, 'The production cluster');
   const hostedTemplate = `${files.url}/bundles/<job-id>/bundle.tar.gz`;
   let lastPushedJob = firstJob;
   let hosting = false;
@@ -174,6 +185,7 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
   const personLines = new Set<string>(); // lines people wrote on the pull request branch
   const baseLines = new Set<string>(); // lines people merged into the base
   const failures: { at: number; pull: string }[] = []; // guard failures: when, naming which pull request
+  const vetoed = new Set<string>(); // exports of pull requests into main closed without merging
   let mergedAt = Date.now();
   let mergedLeftMs = 7 * DAY;
   const context = () => `seed ${seed}, day ${((Date.now() - start) / DAY).toFixed(2)}, ttl ${ttlHours}h, methods ${methods.join('/')}`;
@@ -213,19 +225,32 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     const pull = openPull();
     // A failure is only ever the guard's, and names the pull request production waits for.
     if (result.code !== 0) {
-      expect({ context: context(), kind, error }).toEqual({ context: context(), kind, error: expect.stringMatching(/^::error::Production's link in deploy\/values\.yaml on main .* Merge pull request #\d+/) });
-      failures.push({ at: Date.now(), pull: /#(\d+)/.exec(error!)![1]! });
+      expect({ context: context(), kind, error }).toEqual({ context: context(), kind, error: expect.stringMatching(/^::error::Production's link in deploy\/values\.yaml on (main|production) .* Merge pull request #\d+/) });
+      if (error!.includes(' on main ')) failures.push({ at: Date.now(), pull: /#(\d+)/.exec(error!)![1]! });
       stats.guardFailures += 1;
     }
-    // At most one open pull request for the file.
-    expect({ context: context(), open: github.pulls(REPO).filter((p) => p.state === 'open').length <= 1 }).toEqual({ context: context(), open: true });
-    if (!pull) return;
+    // At most one open pull request per base, each from its base's own branch, each mergeable alike by every method.
+    for (const base of ['main', SECOND_BASE]) {
+      const open = github.pulls(REPO).filter((p) => p.state === 'open' && p.base === base);
+      expect({ context: context(), kind, base, heads: open.map((p) => p.head) }).toEqual({ context: context(), kind, base, heads: open.length === 0 ? [] : [HEADS[base]] });
+      // Mergeable is promised for the run's own base: a run never touches another base's pull request.
+      if (open.length === 0 || base !== (inputs['base-branch'] ?? 'main') || base === 'main') continue;
+      const results = (['merge', 'squash', 'rebase'] as const).map((method) => JSON.stringify(github.previewMerge(REPO, open[0]!.number, method)));
+      expect({ context: context(), kind, base, alike: results.every((r) => r === results[0] && r.startsWith('{')) }).toEqual({ context: context(), kind, base, alike: true });
+    }
+    if (!pull || inputs['base-branch'] !== undefined) return;
+    // A closed pull request's export is never proposed again (production's own export may be renewed).
+    const proposedJob = jobIdFromLink(linkOn(pull.head) ?? '');
+    if (proposedJob && vetoed.has(proposedJob)) {
+      expect({ context: context(), kind, proposedJob, deployed: jobIdFromLink(linkOn('main') ?? '') }).toEqual({ context: context(), kind, proposedJob, deployed: proposedJob });
+    }
     const text = github.fileAt(REPO, pull.head, PATH)!;
     // No run is silent while production's link runs out and a merge would fix it: it fails, naming the pull request.
     const deployed = linkOn('main');
     const deployedExpiry = deployed ? linkExpiry(deployed) : undefined;
     const mergeNeeded = github.fileAt(REPO, 'main', PATH) !== text && (['enabled', 'bundleUrl', 'version'] as const).some((name) => readSetting(PATH, text, 'staticExport', name) !== readSetting(PATH, github.fileAt(REPO, 'main', PATH)!, 'staticExport', name));
-    if (deployedExpiry && deployedExpiry.getTime() - result.at < 2 * DAY && mergeNeeded) {
+    // (A run for the second base guards that base's link, and names that base's pull request.)
+    if (deployedExpiry && deployedExpiry.getTime() - result.at < 2 * DAY && mergeNeeded && inputs['base-branch'] === undefined) {
       expect({ context: context(), kind, code: result.code, names: error?.includes(`Merge pull request #${pull.number} `) }).toEqual({ context: context(), kind, code: 1, names: true });
     }
     // Every merge method gives the same file.
@@ -282,10 +307,46 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
       github.commitOnBranch(REPO, pull.head, { [PATH]: `${text}${line}\n` }, `Review note ${note}`);
       personLines.add(line);
     } else if (roll < 0.48) {
-      // Another change to the file merged into the base (at its top, away from the block).
-      const line = `# base change ${++note} (seed ${seed})`;
-      github.commitOnBranch(REPO, 'main', { [PATH]: `${line}\n${github.fileAt(REPO, 'main', PATH)!}` }, `Base change ${note}`);
-      baseLines.add(line);
+      // Another change to the file merged into the base: at its top, or next to the action's lines, or on them.
+      const text = github.fileAt(REPO, 'main', PATH)!;
+      const where = rng.int(4);
+      stats.baseEdits += 1;
+      if (where === 0) {
+        const line = `# base change ${++note} (seed ${seed})`;
+        github.commitOnBranch(REPO, 'main', { [PATH]: `${line}\n${text}` }, `Base change ${note}`);
+        baseLines.add(line);
+      } else if (where === 1) {
+        // A comment right above the link, inside the block.
+        const line = `  # base note ${++note} (seed ${seed})`;
+        github.commitOnBranch(REPO, 'main', { [PATH]: text.replace(/^( *bundleUrl:)/m, `${line}\n$1`) }, `Base note ${note}`);
+        baseLines.add(line);
+      } else if (where === 2) {
+        // Someone turns the static export off (or on) on the base, beside the link.
+        const turned = /enabled: true/.test(text) ? text.replace('enabled: true', 'enabled: false') : text.replace('enabled: false', 'enabled: true');
+        github.commitOnBranch(REPO, 'main', { [PATH]: turned }, 'Turn the static export off (or on) by hand');
+      } else {
+        // Someone pastes a fresh link of production's own export by hand.
+        const deployedJob = jobIdFromLink(linkOn('main') ?? '');
+        if (deployedJob && platform.exportJobs.has(deployedJob)) {
+          const pasted = await freshLink(deployedJob);
+          github.commitOnBranch(REPO, 'main', { [PATH]: text.replace(/bundleUrl: ".*"/, `bundleUrl: "${pasted}"`) }, 'Paste a fresh link by hand');
+          // Production now serves the pasted link, as after a merge.
+          mergedAt = Date.now();
+          mergedLeftMs = (linkExpiry(pasted)?.getTime() ?? Number.POSITIVE_INFINITY) - Date.now();
+        }
+      }
+    } else if (roll < 0.5) {
+      // A push into the second base (another cluster's values on another branch): its own pull request.
+      stats.secondBase += 1;
+      const job = platform.seedExportJob({ domain: 'docs.example.com', createdAt: Date.now() });
+      await step('push to production', { 'job-id': job, domain: 'docs.example.com', 'base-branch': SECOND_BASE });
+    } else if (roll < 0.52) {
+      // An export that loses pages, accepted by a person with max-page-loss: 100%; later renewals of it are not judged again.
+      stats.acceptedLosses += 1;
+      platform.profile = { ...platform.profile, site: { pages: 1 } };
+      lastPushedJob = platform.seedExportJob({ domain: 'docs.example.com', createdAt: Date.now() });
+      platform.profile = { ...platform.profile, site: undefined };
+      await step('push losing pages', { 'job-id': lastPushedJob, domain: 'docs.example.com', 'max-page-loss': '100%' });
     } else if (roll < 0.58 && pull) {
       try {
         github.updateBranch(REPO, pull.number);
@@ -306,9 +367,20 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
       } catch {
         stats.refusedMerges += 1; // e.g. a rebase over an "Update branch" merge: the next run makes it mergeable
       }
-    } else if (roll < 0.82 && pull) {
+    } else if (roll < 0.84 && pull) {
+      // Closed without merging: a person's no to that export.
+      const closedJob = jobIdFromLink(linkOn(pull.head) ?? '');
+      if (closedJob && closedJob !== jobIdFromLink(linkOn('main') ?? '')) vetoed.add(closedJob);
       github.closePull(REPO, pull.number);
+      stats.closed += 1;
       personLines.clear();
+      // The same export proposed again: nothing opens, and the run says why.
+      if (closedJob && vetoed.has(closedJob) && rng.next() < 0.5) {
+        const again = await runPublish('push again', { 'job-id': closedJob, domain: 'docs.example.com' });
+        stats.runs += 1;
+        expect({ context: context(), code: again.code, opened: openPull() === undefined, said: again.log.includes(`::notice::Export ${closedJob} was proposed in pull request #${pull.number}`) }).toEqual({ context: context(), code: 0, opened: true, said: true });
+        stats.vetoesHeld += 1;
+      }
     }
   }
   stats.timelines += 1;
@@ -316,9 +388,12 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
 
 describe('a team\'s months with one values file', () => {
   it(`${TIMELINES} random timelines of ${DAYS} days keep every promise`, async () => {
-    const stats: Stats = { timelines: 0, runs: 0, merges: 0, refusedMerges: 0, guardFailures: 0 };
+    const stats: Stats = { timelines: 0, runs: 0, merges: 0, refusedMerges: 0, guardFailures: 0, baseEdits: 0, closed: 0, vetoesHeld: 0, secondBase: 0, acceptedLosses: 0 };
     for (let i = 0; i < TIMELINES; i++) await timeline(SEED + i, i, stats);
-    console.log(`timelines: ${stats.timelines}, runs: ${stats.runs}, merges: ${stats.merges} (${stats.refusedMerges} refused by GitHub before a run made the branch linear), guard failures: ${stats.guardFailures}, seeds ${SEED}..${SEED + TIMELINES - 1}`);
+    console.log(
+      `timelines: ${stats.timelines}, runs: ${stats.runs}, merges: ${stats.merges} (${stats.refusedMerges} refused by GitHub before a run made the branch linear), guard failures: ${stats.guardFailures}, ` +
+        `base edits: ${stats.baseEdits}, closed without merging: ${stats.closed} (${stats.vetoesHeld} re-runs of the closed export opened nothing), pushes into ${SECOND_BASE}: ${stats.secondBase}, losses accepted: ${stats.acceptedLosses}, seeds ${SEED}..${SEED + TIMELINES - 1}`
+    );
     expect(stats.runs).toBeGreaterThan(TIMELINES * DAYS);
   }, 1_800_000);
 });

@@ -36,6 +36,7 @@ export interface GitHubFault {
 const OPERATIONS: [string, RegExp, string][] = [
   ['GET', /^$/, 'repos.get'],
   ['GET', /^\/git\/ref\/heads\//, 'git.getRef'],
+  ['GET', /^\/branches\//, 'repos.getBranch'],
   ['POST', /^\/git\/refs$/, 'git.createRef'],
   ['PATCH', /^\/git\/refs\/heads\//, 'git.updateRef'],
   ['GET', /^\/git\/commits\//, 'git.getCommit'],

@@ -43,6 +43,8 @@ export interface EmulatedPull {
   body: string;
   state: 'open' | 'closed';
   merged: boolean;
+  /** When it was closed or merged (GitHub's closed_at and merged_at). */
+  closedAt?: string;
   labels: string[];
   html_url: string;
 }
@@ -308,6 +310,7 @@ export class GitHubState {
     const pull = this.mustRepo(fullName).pulls.find((p) => p.number === number);
     if (!pull) throw new Error(`emulator: no pull request #${number} in ${fullName}`);
     pull.state = 'closed';
+    pull.closedAt = new Date().toISOString();
   }
 
   /** A branch name, or a commit sha the repository holds; undefined for anything else. */
@@ -439,6 +442,7 @@ export class GitHubState {
     pull.body = change.body ?? pull.body;
     pull.base = change.base ?? pull.base;
     if (change.state === 'open' || change.state === 'closed') pull.state = change.state;
+    if (change.state === 'closed') pull.closedAt = new Date().toISOString();
     return pull;
   }
 
@@ -481,6 +485,7 @@ export class GitHubState {
     repo.branches.set(pull.base, sha);
     pull.state = 'closed';
     pull.merged = true;
+    pull.closedAt = new Date().toISOString();
     return { sha };
   }
 

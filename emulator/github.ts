@@ -129,7 +129,10 @@ function pullJson(url: string, repo: Repository, pull: EmulatedPull): unknown {
     head: side(pull.head),
     base: side(pull.base),
     draft: false,
-    merged: pull.merged
+    merged: pull.merged,
+    // The list of pull requests has no `merged`; a closed one tells a merge from a close by merged_at.
+    merged_at: pull.merged ? pull.closedAt ?? null : null,
+    closed_at: pull.state === 'closed' ? pull.closedAt ?? null : null
   };
 }
 
@@ -206,6 +209,17 @@ const ROUTES: Route[] = [
           ...(permissions ? { permissions } : {})
         }
       };
+    }
+  },
+  {
+    method: 'GET',
+    pattern: /^\/branches\/(.+)$/,
+    doc: `${DOCS}/branches/branches#get-a-branch`,
+    handle: ({ url, repo, params }) => {
+      const branch = params[0] as string;
+      const sha = repo.branches.get(branch);
+      if (sha === undefined) throw new ApiError(404, 'Branch not found');
+      return { status: 200, body: { name: branch, commit: restCommitJson(url, repo, repo.commits.get(sha)!), protected: false } };
     }
   },
   {

@@ -1,13 +1,17 @@
-// `npm run bench:github [-- path/to/index.js]`: how many GitHub calls the configuration pull request
-// costs on a good day, per path. Each call is rate-limit budget that the user's other workflows
-// share, so robustness must not cost calls. Runs the built bundle (dist/index.js by default, or
-// another build, such as an older one, to compare) against the emulators on loopback.
+// `npm run bench:github [-- path/to/index.js] [--calls]`: how many GitHub calls the configuration pull
+// request costs on a good day, per path. Each call is rate-limit budget that the user's other
+// workflows share, so robustness must not cost calls. Runs the built bundle (dist/index.js by default,
+// or another build, such as an older one, to compare) against the emulators on loopback; `--calls`
+// lists each run's calls. The runs reuse a finished export (job-id): a run that starts an export, or
+// waits for a push to be published, reads the base's head once more after it (one call), since
+// minutes went by.
 import { readFileSync } from 'node:fs';
 import { startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, startPlatformEmulator } from '../emulator/platform.ts';
 import { runAction } from '../emulator/runner.ts';
 
-const bundle = process.argv[2] ?? 'dist/index.js';
+const listCalls = process.argv.includes('--calls');
+const bundle = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 'dist/index.js';
 const values = readFileSync('__tests__/fixtures/config/values.yaml', 'utf8');
 // A fixed clock: the same job in the same second gives the same link, so a re-run is "already current".
 const now = Date.now();
@@ -23,6 +27,7 @@ async function calls(jobId: string): Promise<{ calls: number; outcome: string }>
     { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'acme/deploy' }
   );
   if (run.code !== 0) throw new Error(`the run failed:\n${run.log}`);
+  if (listCalls) console.log(`${run.outputs['pull-request-operation']}:\n${github.requests.map((r) => `  ${r.method} ${decodeURIComponent(r.path)} ${r.status}`).join('\n')}`);
   return { calls: github.requests.length, outcome: run.outputs['pull-request-operation'] ?? '' };
 }
 

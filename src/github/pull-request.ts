@@ -15,8 +15,6 @@ export interface BaseFile {
   branch: string; // resolved base branch
   sha: string; // base head commit
   text: string | undefined; // undefined when the file does not exist
-  /** The token's role as GET /repos/{owner}/{repo} states it, when the run asked (no base-branch) and GitHub said (a person's token). */
-  permissions?: RepositoryPermissions;
 }
 
 /** What GitHub states of the token's role in GET /repos/{owner}/{repo}; an installation token is told nothing. */
@@ -145,14 +143,40 @@ async function fileText(octokit: Octokit, repo: Repo, path: string, ref: string)
   return Buffer.from(file.content ?? '', 'base64').toString('utf8');
 }
 
-export async function readBaseFile(octokit: Octokit, repo: Repo, path: string, baseBranch?: string): Promise<BaseFile> {
-  const repository =
-    baseBranch === undefined ? (await step('read the repository', repo, () => octokit.rest.repos.get({ ...repo }), { notFound: repoNotFound(repo) })).data : undefined;
-  const branch = baseBranch ?? repository!.default_branch;
-  const sha = await branchHead(octokit, repo, branch);
-  if (sha === undefined) {
-    // A missing ref also comes from a missing repository: tell the two apart.
-    await step('read the repository', repo, () => octokit.rest.repos.get({ ...repo }), { notFound: repoNotFound(repo) });
+/** What repos.get says of the repository, kept whole: later checks read its permissions and default branch. */
+export interface RepositoryFacts {
+  defaultBranch: string;
+  /** The GraphQL id, for the compare-and-swap of a branch (updateRefs). */
+  nodeId: string;
+  /** What the token may do here, where GitHub says it (to a person's token; an installation token is told nothing). */
+  permissions?: RepositoryPermissions;
+  /** repos.get's answer as GitHub gave it, for checks that read more of it. */
+  answer: Awaited<ReturnType<Octokit['rest']['repos']['get']>>['data'];
+}
+
+export async function readRepository(octokit: Octokit, repo: Repo): Promise<RepositoryFacts> {
+  const { data } = await step('read the repository', repo, () => octokit.rest.repos.get({ ...repo }), { notFound: repoNotFound(repo) });
+  return { defaultBranch: data.default_branch, nodeId: data.node_id, permissions: data.permissions, answer: data };
+}
+
+/**
+ * The values file on the base branch: its head commit and tree (one call, getBranch) and the file at
+ * that commit. `repository` is read first when the caller has not: it names the default branch, and a
+ * missing branch is told apart from a missing repository.
+ */
+export async function readBaseFile(octokit: Octokit, repo: Repo, path: string, baseBranch?: string, repository?: RepositoryFacts): Promise<BaseFile & { tree: string }> {
+  const known = repository ?? (baseBranch === undefined ? await readRepository(octokit, repo) : undefined);
+  const branch = baseBranch ?? known!.defaultBranch;
+  let head: { sha: string; tree: string } | undefined;
+  try {
+    const { data } = await octokit.rest.repos.getBranch({ ...repo, branch });
+    head = { sha: data.commit.sha, tree: data.commit.commit.tree.sha };
+  } catch (error) {
+    if (httpFailure(error)?.status !== 404) throw toPullRequestError(error, `read branch ${branch}`, `${repo.owner}/${repo.repo}`, {});
+  }
+  if (head === undefined) {
+    // A missing branch also comes from a missing repository: tell the two apart.
+    if (!known) await readRepository(octokit, repo);
     throw new PullRequestError(
       baseBranch === undefined
         ? `Could not read ${repo.owner}/${repo.repo}'s default branch ${branch}: it does not exist (an empty repository has none). Push a first commit, or set base-branch to the branch that holds the values file.`
@@ -160,7 +184,7 @@ export async function readBaseFile(octokit: Octokit, repo: Repo, path: string, b
       404
     );
   }
-  return { branch, sha, text: await fileText(octokit, repo, path, sha), ...(repository?.permissions ? { permissions: repository.permissions } : {}) };
+  return { branch, ...head, text: await fileText(octokit, repo, path, head.sha) };
 }
 
 /**
@@ -181,14 +205,26 @@ export interface BranchFile {
   text: string | null;
 }
 
-/** The open pull request from the proposal branch, as it stands: what it proposes and how it got there. */
-export interface OpenProposal {
+/** A pull request from the proposal branch, as the list of pull requests shows it. */
+export interface PullSummary {
   number: number;
   url: string;
   title: string;
   body: string;
   labels: string[];
+  /** The branch it proposes into. */
+  base: string;
   headSha: string;
+  state: 'open' | 'closed';
+  /** Closed by a merge (merged_at set); a pull request closed without merging is a person's no. */
+  merged: boolean;
+}
+
+/** How a branch stands to the base, read through one compare: what it changed and who made its commits. */
+export interface BranchHistory {
+  headSha: string;
+  /** The head commit's tree, when the compare shows the head commit (a commit on top needs it). */
+  headTree?: string;
   /** The values file at the branch's head; undefined when the branch lacks it. */
   text: string | undefined;
   /** The values file where the branch left the base (equal to the base's when the base has not moved since). */
@@ -197,24 +233,50 @@ export interface OpenProposal {
   /** The head holds the base's head and reaches it along single-parent commits: any merge method gives the same file. */
   linear: boolean;
   /** Commits on the branch that this action did not make: a reviewer's, or an "Update branch" merge. */
-  byPeople: { sha: string; subject: string }[];
+  /** `merge`: a commit with two parents ("Update branch"). */
+  byPeople: { sha: string; subject: string; merge: boolean }[];
+  /** The branch starts with a commit of this action: people's commits, if any, are built on the action's. */
+  startsWithOurs: boolean;
+  /** How many commits the branch holds beyond where it left the base. */
+  ahead: number;
   /** The values file as this action's newest commit on the branch left it, when people committed after it. */
   lastProposedText?: string;
   /** Other files the branch changed since it left the base; kept whenever the branch is rebuilt. */
   otherFiles: BranchFile[];
 }
 
-/** The open pull request from `branch` into `base.branch`, read through one compare; undefined when none is open. */
-export async function readOpenProposal(octokit: Octokit, repo: Repo, branch: string, base: BaseFile, path: string): Promise<OpenProposal | undefined> {
-  const pull = await openPull(octokit, repo, branch);
-  if (!pull) return undefined;
-  const headSha = pull.head.sha;
+/** The open pull request from the proposal branch, as it stands: what it proposes and how it got there. */
+export type OpenProposal = Omit<PullSummary, 'state' | 'merged' | 'base'> & BranchHistory;
+
+/** Every pull request from `branch` (any base, any state), newest first: one list answers what is open, closed or merged. */
+export async function listPulls(octokit: Octokit, repo: Repo, branch: string): Promise<PullSummary[]> {
+  const head = `${repo.owner}:${branch}`;
+  const { data } = await step(`list pull requests for ${head}`, repo, () => octokit.rest.pulls.list({ ...repo, head, state: 'all', per_page: 100 }));
+  return data
+    .map((pull) => ({
+      number: pull.number,
+      url: pull.html_url,
+      title: pull.title,
+      body: pull.body ?? '',
+      labels: pull.labels.map((label) => label.name ?? ''),
+      base: pull.base.ref,
+      headSha: pull.head.sha,
+      state: pull.state === 'open' ? ('open' as const) : ('closed' as const),
+      merged: Boolean(pull.merged_at)
+    }))
+    .sort((a, b) => b.number - a.number);
+}
+
+/** How `headSha` stands to the base: one compare, then the files it needs. */
+export async function readBranchHistory(octokit: Octokit, repo: Repo, branch: string, headSha: string, base: BaseFile, path: string): Promise<BranchHistory> {
   const { data: compared } = await step(`compare ${base.branch} with ${branch}`, repo, () =>
     octokit.rest.repos.compareCommitsWithBasehead({ ...repo, basehead: `${base.sha}...${headSha}` })
   );
   const mergeBaseSha = compared.merge_base_commit.sha;
   const commits = compared.commits;
-  const byPeople = commits.filter((c) => !isProposalCommit(c.commit.message)).map((c) => ({ sha: c.sha, subject: c.commit.message.split('\n')[0] ?? '' }));
+  const byPeople = commits
+    .filter((c) => !isProposalCommit(c.commit.message))
+    .map((c) => ({ sha: c.sha, subject: c.commit.message.split('\n')[0] ?? '', merge: c.parents.length > 1 }));
   const lastOurs = [...commits].reverse().find((c) => isProposalCommit(c.commit.message));
   const peopleAfterUs = lastOurs !== undefined && commits.indexOf(lastOurs) < commits.length - 1;
   const otherFiles: BranchFile[] = [];
@@ -223,46 +285,42 @@ export async function readOpenProposal(octokit: Octokit, repo: Repo, branch: str
     otherFiles.push({ path: file.filename, text: file.status === 'removed' ? null : ((await fileText(octokit, repo, file.filename, headSha)) ?? null) });
     if (file.status === 'renamed' && file.previous_filename) otherFiles.push({ path: file.previous_filename, text: null });
   }
-  const text = await fileText(octokit, repo, path, headSha);
+  const last = commits[commits.length - 1];
   return {
-    number: pull.number,
-    url: pull.html_url,
-    title: pull.title,
-    body: pull.body ?? '',
-    labels: pull.labels.map((label) => label.name ?? ''),
     headSha,
-    text,
+    headTree: last?.sha === headSha ? last.commit.tree.sha : undefined,
+    text: headSha === base.sha ? base.text : await fileText(octokit, repo, path, headSha),
     mergeBaseSha,
     mergeBaseText: mergeBaseSha === base.sha ? base.text : await fileText(octokit, repo, path, mergeBaseSha),
     linear: compared.behind_by === 0 && commits.every((c) => c.parents.length === 1),
     byPeople,
+    startsWithOurs: commits.length > 0 && isProposalCommit(commits[0]!.commit.message),
+    ahead: commits.length,
     lastProposedText: peopleAfterUs && lastOurs ? await fileText(octokit, repo, path, lastOurs.sha) : undefined,
     otherFiles
   };
 }
 
-/**
- * The proposal branch when it has no pull request at all, open or closed: another run between
- * creating the branch and opening its pull request (or one that stopped there). Its file lets the
- * order rule judge it like an open proposal. Undefined when the branch is absent, or has had a pull
- * request (then it holds a merged or closed proposal, which a new one replaces).
- */
-export async function readUnopenedBranch(octokit: Octokit, repo: Repo, branch: string, path: string): Promise<{ headSha: string; text: string | undefined } | undefined> {
-  const headSha = await branchHead(octokit, repo, branch);
-  if (headSha === undefined) return undefined;
-  const head = `${repo.owner}:${branch}`;
-  const { data } = await step(`list closed pull requests for ${head}`, repo, () => octokit.rest.pulls.list({ ...repo, head, state: 'closed', per_page: 1 }));
-  if (data.length > 0) return undefined;
-  return { headSha, text: await fileText(octokit, repo, path, headSha) };
+/** The open pull request from `branch` into `base.branch`; undefined when none is open. */
+export async function readOpenProposal(octokit: Octokit, repo: Repo, branch: string, base: BaseFile, path: string, pulls?: PullSummary[]): Promise<OpenProposal | undefined> {
+  const pull = (pulls ?? (await listPulls(octokit, repo, branch))).find((p) => p.state === 'open' && p.base === base.branch);
+  if (!pull) return undefined;
+  const { state: _state, merged: _merged, base: _base, ...fields } = pull;
+  return { ...fields, ...(await readBranchHistory(octokit, repo, branch, pull.headSha, base, path)) };
 }
 
 export interface ProposedChange {
   path: string;
   text: string; // the full new file
-  base: BaseFile;
+  /** The base as read; its tree, when known, saves reading its commit. */
+  base: BaseFile & { tree?: string };
   branch: string; // pr branch
   /** The open pull request as read for this change; undefined when none is open. */
   proposal?: OpenProposal;
+  /** Without an open pull request: the branch's head as read (null: no such branch); undefined: read it before moving it. */
+  branchHead?: string | null;
+  /** The repository's GraphQL id, when already read (the compare-and-swap needs it). */
+  repositoryId?: string;
   commitMessage: string;
   title: string;
   body: string;
@@ -308,10 +366,10 @@ async function writeBranch(octokit: Octokit, repo: Repo, change: ProposedChange)
   const { base, branch, path, proposal } = change;
   const writing = `commit ${path} for branch ${branch}`;
   // With no open pull request, the branch holds a merged or closed proposal: it starts again from the base.
-  const before = proposal?.headSha ?? (await branchHead(octokit, repo, branch));
+  const before = proposal?.headSha ?? (change.branchHead !== undefined ? (change.branchHead ?? undefined) : await branchHead(octokit, repo, branch));
   const onTop = proposal !== undefined && proposal.linear && proposal.mergeBaseSha === base.sha;
   const parent = onTop ? proposal.headSha : base.sha;
-  const { data: parentCommit } = await step(`read commit ${parent}`, repo, () => octokit.rest.git.getCommit({ ...repo, commit_sha: parent }));
+  const parentTree = (onTop ? proposal.headTree : base.tree) ?? (await step(`read commit ${parent}`, repo, () => octokit.rest.git.getCommit({ ...repo, commit_sha: parent }))).data.tree.sha;
   const entries = [
     ...(onTop ? [] : (proposal?.otherFiles ?? [])).map((file) =>
       file.text === null ? { path: file.path, mode: '100644' as const, type: 'blob' as const, sha: null } : { path: file.path, mode: '100644' as const, type: 'blob' as const, content: file.text }
@@ -319,11 +377,11 @@ async function writeBranch(octokit: Octokit, repo: Repo, change: ProposedChange)
     // Inline content saves a blob request; GitHub writes the blob itself.
     { path, mode: '100644' as const, type: 'blob' as const, content: change.text }
   ];
-  const { data: tree } = await step(writing, repo, () => octokit.rest.git.createTree({ ...repo, base_tree: parentCommit.tree.sha, tree: entries }));
+  const { data: tree } = await step(writing, repo, () => octokit.rest.git.createTree({ ...repo, base_tree: parentTree, tree: entries }));
   // No author or committer: GitHub then signs the commit for an app token.
   const message = `${change.commitMessage}\n\n${PROPOSAL_TRAILER}`;
   const { data: commit } = await step(writing, repo, () => octokit.rest.git.createCommit({ ...repo, message, tree: tree.sha, parents: [parent] }));
-  const moved = await moveBranch(octokit, repo, branch, before, commit.sha, onTop);
+  const moved = await moveBranch(octokit, repo, branch, before, commit.sha, onTop, change.repositoryId);
   if (moved === 'raced' && (await branchHead(octokit, repo, branch)) === commit.sha) return commit.sha; // our own write, its answer lost
   if (moved === 'raced') return 'raced';
   return commit.sha;
@@ -334,12 +392,12 @@ async function writeBranch(octokit: Octokit, repo: Repo, change: ProposedChange)
  * REST with force off; a rebuild through GraphQL's updateRefs, which moves the ref only if it still
  * points at `before`.
  */
-async function moveBranch(octokit: Octokit, repo: Repo, branch: string, before: string | undefined, after: string, fastForward: boolean): Promise<'moved' | 'raced'> {
+async function moveBranch(octokit: Octokit, repo: Repo, branch: string, before: string | undefined, after: string, fastForward: boolean, repositoryId?: string): Promise<'moved' | 'raced'> {
   const hints = { unprocessable: `branch ${branch} is protected by a branch protection rule or ruleset that refuses this change; choose another pr-branch that no rule covers` };
   try {
     if (before === undefined) await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: after });
     else if (fastForward) await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha: after, force: false });
-    else await compareAndSwap(octokit, repo, branch, before, after);
+    else await compareAndSwap(octokit, repo, branch, before, after, repositoryId);
     return 'moved';
   } catch (error) {
     const failure = httpFailure(error);
@@ -351,12 +409,12 @@ async function moveBranch(octokit: Octokit, repo: Repo, branch: string, before: 
 
 class RefRaceError extends Error {}
 
-async function compareAndSwap(octokit: Octokit, repo: Repo, branch: string, before: string, after: string): Promise<void> {
-  const { data } = await step('read the repository', repo, () => octokit.rest.repos.get({ ...repo }));
+async function compareAndSwap(octokit: Octokit, repo: Repo, branch: string, before: string, after: string, repositoryId?: string): Promise<void> {
+  const id = repositoryId ?? (await readRepository(octokit, repo)).nodeId;
   try {
     await octokit.graphql(
       `mutation($input: UpdateRefsInput!) { updateRefs(input: $input) { clientMutationId } }`,
-      { input: { repositoryId: data.node_id, refUpdates: [{ name: `refs/heads/${branch}`, beforeOid: before, afterOid: after, force: true }] } }
+      { input: { repositoryId: id, refUpdates: [{ name: `refs/heads/${branch}`, beforeOid: before, afterOid: after, force: true }] } }
     );
   } catch (error) {
     // GitHub refuses the whole mutation with `errors`; whether the ref moved under us tells a race from a refusal.
@@ -371,9 +429,9 @@ async function compareAndSwap(octokit: Octokit, repo: Repo, branch: string, befo
   }
 }
 
-async function openPull(octokit: Octokit, repo: Repo, branch: string) {
+async function openPull(octokit: Octokit, repo: Repo, branch: string, base: string) {
   const head = `${repo.owner}:${branch}`;
-  const { data } = await step(`list open pull requests for ${head}`, repo, () => octokit.rest.pulls.list({ ...repo, head, state: 'open' }));
+  const { data } = await step(`list open pull requests for ${head}`, repo, () => octokit.rest.pulls.list({ ...repo, head, base, state: 'open' }));
   return data[0];
 }
 
@@ -383,7 +441,8 @@ const FIND_ATTEMPTS = 3;
 async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedChange, commitSha: string | undefined): Promise<ProposalResult> {
   const { base, branch } = change;
   for (let attempt = 1; ; attempt++) {
-    const existing = change.proposal && attempt === 1 ? change.proposal : await openPullState(octokit, repo, branch);
+    // The first attempt trusts what the run read: no open pull request, or this one.
+    const existing = attempt === 1 ? change.proposal : await openPullState(octokit, repo, branch, base.branch);
     if (existing === undefined) {
       try {
         const { data: created } = await octokit.rest.pulls.create({ ...repo, head: branch, base: base.branch, title: change.title, body: change.body });
@@ -422,8 +481,8 @@ async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedC
 }
 
 /** The open pull request's fields that ensurePullRequest compares. */
-async function openPullState(octokit: Octokit, repo: Repo, branch: string): Promise<Pick<OpenProposal, 'number' | 'url' | 'title' | 'body' | 'labels'> | undefined> {
-  const pull = await openPull(octokit, repo, branch);
+async function openPullState(octokit: Octokit, repo: Repo, branch: string, base: string): Promise<Pick<OpenProposal, 'number' | 'url' | 'title' | 'body' | 'labels'> | undefined> {
+  const pull = await openPull(octokit, repo, branch, base);
   return pull && { number: pull.number, url: pull.html_url, title: pull.title, body: pull.body ?? '', labels: pull.labels.map((label) => label.name ?? '') };
 }
 

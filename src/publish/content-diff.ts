@@ -2,10 +2,7 @@
 // (content/), judged by the gate before anything is proposed, and shown where the reviewer looks.
 // The Markdown here is the one section the pull request body and the job summary both include.
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rm, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { Writable } from 'node:stream';
+import { open, writeFile } from 'node:fs/promises';
 import * as core from '@actions/core';
 import { runnerTempPath, uniqueTempPath } from '../action/runtime.ts';
 import type { Bundle } from '../platform/static-export.ts';
@@ -108,46 +105,6 @@ async function formatOfFile(file: string): Promise<ArchiveFormat> {
   const head = Buffer.alloc(512);
   const { bytesRead } = await handle.read(head, 0, head.length, 0).finally(() => handle.close());
   return detectFormat(head.subarray(0, bytesRead));
-}
-
-/**
- * Compares an unpacked new export (a folder) with production's. Kept for the hosted path's current
- * call (run.ts unpacks the kept archive first); `compareWithProduction` with `readArchiveFile`
- * reads the archive without unpacking it.
- */
-export async function diffWithProduction(request: DiffRequest & { proposedRoot: string }): Promise<ContentDiff> {
-  const { diff } = await compareWithProduction(request, (reader) => readFolder(request.proposedRoot, reader(), request.signal));
-  return diff;
-}
-
-async function readFolder(root: string, reader: EntryReader, signal: AbortSignal): Promise<void> {
-  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const file = join(entry.parentPath, entry.name);
-    const feed = reader.file(relative(root, file).split('\\').join('/'));
-    if (!feed) continue;
-    await pipeline(createReadStream(file), new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          feed.write(chunk);
-          done();
-        }
-      }), { signal });
-    feed.end();
-  }
-}
-
-/** Unpacks an archive kept on disk (archive-path) into a temporary folder for `use`, then removes it. */
-export async function unpackArchiveFile<T>(file: string, signal: AbortSignal, use: (root: string) => Promise<T>): Promise<T> {
-  const root = uniqueTempPath('static-export-proposed');
-  try {
-    await mkdir(root);
-    // The same checks as a download's, but the home page: that one is the content gate's to judge.
-    if ((await formatOfFile(file)) === 'zip') await unpackZip(file, root, DEFAULT_LIMITS, signal, false);
-    else await unpackTarGz(createReadStream(file), root, DEFAULT_LIMITS, signal, false);
-    return await use(root);
-  } finally {
-    await rm(root, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
-  }
 }
 
 /**

@@ -237,10 +237,15 @@ function readDurableInputs(template: string, config: PublishInputs['config'], pl
   return { template, archive, checkSha256: parseBoolean(Input.CheckSha256, core.getInput(Input.CheckSha256) || 'false') };
 }
 
-/** `static-export/deploy-values.yaml`, or `static-export/deploy-values.yaml-mintlify.staticExport` for another key. */
-export function defaultPrBranch(path: string, key: string): string {
+/**
+ * `static-export/deploy-values.yaml`, or `static-export/deploy-values.yaml-mintlify.staticExport` for
+ * another key; for a base other than the repository's default branch, `static-export/production/deploy-values.yaml`:
+ * a proposal belongs to one base, so two bases never share a branch.
+ */
+export function defaultPrBranch(path: string, key: string, base?: string): string {
   const file = path.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '');
-  return `static-export/${file}${key === 'staticExport' ? '' : `-${key}`}`;
+  const folder = base === undefined ? '' : `${base.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '')}/`;
+  return `static-export/${folder}${file}${key === 'staticExport' ? '' : `-${key}`}`;
 }
 
 function readConfigInputs(): (ConfigTarget & { token: string }) | undefined {
@@ -262,7 +267,8 @@ function readConfigInputs(): (ConfigTarget & { token: string }) | undefined {
   }
   // One pull request per values file: every kind of run (push, renewal, hosted URL) lands on the same
   // branch by default, named from what they all share, the file and the key.
-  const prBranch = core.getInput(Input.PrBranch).trim() || defaultPrBranch(path, key);
+  const givenBranch = core.getInput(Input.PrBranch).trim();
+  const prBranch = givenBranch || defaultPrBranch(path, key);
   if (!/^[A-Za-z0-9._\-/]+$/.test(prBranch) || prBranch.includes('..') || prBranch.endsWith('/')) {
     throw new InputError(Input.PrBranch, `'${prBranch}' is not a valid branch name.`);
   }
@@ -277,6 +283,8 @@ function readConfigInputs(): (ConfigTarget & { token: string }) | undefined {
     key,
     baseBranch,
     prBranch,
+    // The default name gains the base once the read knows whether the base is the default branch.
+    prBranchDefault: givenBranch === '',
     title: core.getInput(Input.PrTitle).trim() || undefined,
     labels: parseList(core.getInput(Input.PrLabels)),
     dryRun: parseBoolean(Input.DryRun, core.getInput(Input.DryRun) || 'false')

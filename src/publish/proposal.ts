@@ -6,8 +6,25 @@ import type { Bundle, ExportJob } from '../platform/static-export.ts';
 import { jobIdFromLink, linkExpiry, linkFingerprint, linkPieces } from '../values/link.ts';
 import { ConfigFileError, type SettingChange, readSetting } from '../values/values-file.ts';
 import { formatBytes, formatUtc } from '../action/format.ts';
-import { type BaseFile, type Octokit, type OpenProposal, PullRequestError, type Repo, branchHead, proposeChange, readBaseFile, readOpenProposal, readUnopenedBranch } from '../github/pull-request.ts';
-import { planProposal } from './reconcile.ts';
+import {
+  type BaseFile,
+  type BranchHistory,
+  type Octokit,
+  type OpenProposal,
+  type PullSummary,
+  PullRequestError,
+  type Repo,
+  type RepositoryFacts,
+  branchHead,
+  listPulls,
+  proposeChange,
+  readBaseFile,
+  readBranchHistory,
+  readOpenProposal,
+  readRepository
+} from '../github/pull-request.ts';
+import { OPENED_BY_THIS_ACTION, planProposal, refuseBranch } from './reconcile.ts';
+import { defaultPrBranch } from './inputs.ts';
 import type { ContentDiff } from '../content/gate.ts';
 import { contentDiffSection } from './content-diff.ts';
 
@@ -19,6 +36,8 @@ export interface ConfigTarget {
   /** Undefined: the repository's default branch. */
   baseBranch?: string;
   prBranch: string;
+  /** True when pr-branch was left unset: the name then includes the base when it is not the default branch. */
+  prBranchDefault?: boolean;
   /** Undefined: a title that says whether this is a new bundle or a renewed link. */
   title?: string;
   labels: string[];
@@ -40,6 +59,10 @@ export interface PublishedBundle {
   docsCommit?: { sha: string; branch: string };
   /** What merging changes for readers: the new export compared page by page with production's. */
   contentDiff?: ContentDiff;
+  /** The content diff as the open pull request already shows it: a renewal of the proposed export is not compared again. */
+  contentDiffText?: string;
+  /** The pull request a person closed without merging before this one, named in the new one. */
+  closedBefore?: { number: number; jobId?: string };
 }
 
 export interface ConfigUpdate {
@@ -57,11 +80,13 @@ export interface ConfigUpdate {
   deployedLink?: string;
   /** True when an open pull request waits whose merge changes production. */
   pending: boolean;
+  /** The branch the proposal lives on. */
+  prBranch?: string;
 }
 
 /** Reads the values file on the base branch; a missing file is an error a person can act on. */
-export async function readConfigFile(octokit: Octokit, target: ConfigTarget): Promise<BaseFile & { text: string }> {
-  const base = await readBaseFile(octokit, target.repo, target.path, target.baseBranch);
+export async function readConfigFile(octokit: Octokit, target: ConfigTarget, repository?: RepositoryFacts): Promise<BaseFile & { text: string; tree: string }> {
+  const base = await readBaseFile(octokit, target.repo, target.path, target.baseBranch, repository);
   if (base.text === undefined) {
     throw new PullRequestError(
       `${target.path} does not exist on ${base.branch} in ${target.repo.owner}/${target.repo.repo}. Check config-path (a path from the repository's root) and base-branch.`,
@@ -71,10 +96,71 @@ export async function readConfigFile(octokit: Octokit, target: ConfigTarget): Pr
   return { ...base, text: base.text };
 }
 
+/**
+ * What GitHub holds for one proposal, read once before anything is exported: the repository, the
+ * values file on the base, and every pull request from the proposal branch (one list: the open one on
+ * this base, those open on another, those closed without merging). Without any pull request from it,
+ * the branch itself: absent, another run's that is about to open one, or a branch this action did not make.
+ */
+export interface ProposalFacts {
+  /** repos.get's answer (permissions, default branch), for the checks made before an export. */
+  repository: RepositoryFacts;
+  base: BaseFile & { text: string; tree: string };
+  /** The branch this proposal lives on, its default name resolved against the base. */
+  prBranch: string;
+  pulls: PullSummary[];
+  /** The open pull request into this base. */
+  open?: OpenProposal;
+  /** Only when no pull request was ever opened from the branch: null when it does not exist. */
+  unopened?: BranchHistory | null;
+}
+
+export async function readProposalFacts(octokit: Octokit, target: ConfigTarget): Promise<ProposalFacts> {
+  const { repo, path } = target;
+  const repository = await readRepository(octokit, repo);
+  const base = await readConfigFile(octokit, target, repository);
+  const prBranch = target.prBranchDefault && base.branch !== repository.defaultBranch ? defaultPrBranch(path, target.key, base.branch) : target.prBranch;
+  const pulls = await listPulls(octokit, repo, prBranch);
+  const open = await readOpenProposal(octokit, repo, prBranch, base, path, pulls);
+  let unopened: BranchHistory | null | undefined;
+  if (pulls.length === 0) {
+    const head = await branchHead(octokit, repo, prBranch);
+    unopened = head === undefined ? null : await readBranchHistory(octokit, repo, prBranch, head, base, path);
+  }
+  return { repository, base, prBranch, pulls, open, unopened };
+}
+
+/** The export a pull request of this action proposes, as its body names it. */
+export function exportOfBody(body: string): string | undefined {
+  return /^\| Export job \| `([^`]+)` \|$/m.exec(body)?.[1];
+}
+
+/**
+ * People's noes: each export a pull request into this base proposed and a person closed without
+ * merging, with that pull request (the newest). Production's own export is never vetoed: renewing its
+ * link keeps the site up.
+ */
+export function vetoedExports(facts: Pick<ProposalFacts, 'pulls'> & { base: { branch: string } }, deployedJobId: string | undefined): Map<string, PullSummary> {
+  const vetoes = new Map<string, PullSummary>();
+  for (const pull of facts.pulls) {
+    const jobId = exportOfBody(pull.body);
+    if (pull.state !== 'closed' || pull.merged || pull.base !== facts.base.branch || !jobId || jobId === deployedJobId || vetoes.has(jobId)) continue;
+    vetoes.set(jobId, pull);
+  }
+  return vetoes;
+}
+
+/** Why this export is not proposed: a person closed its pull request without merging. */
+export function vetoReason(jobId: string, pull: PullSummary): string {
+  return `Export ${jobId} was proposed in pull request #${pull.number} (${pull.url}), which a person closed without merging: that stands, so this run proposes nothing. A newer export opens a new pull request.`;
+}
+
 /** What the proposal needs to know beyond the bundle. */
 export interface ProposalContext {
-  /** The values file as read at the start of the run; read again only if the base moved since. */
-  base: BaseFile & { text: string };
+  /** What GitHub held when the run began. */
+  facts: ProposalFacts;
+  /** The run waited minutes on the platform: look whether the base moved since the facts were read. */
+  refresh?: boolean;
   /** When an export was made (the platform's createdAt), to never replace a newer proposal; unset without an api-key. */
   createdAtOf?: (jobId: string) => Promise<string | undefined>;
   /** A warning for the log. */
@@ -86,52 +172,112 @@ const BRANCH_ATTEMPTS = 3;
 
 export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTarget, published: PublishedBundle, context: ProposalContext): Promise<ConfigUpdate> {
   const { repo } = target;
+  let facts = context.facts;
   for (let attempt = 1; attempt <= BRANCH_ATTEMPTS; attempt++) {
-    // The export took minutes: if the base moved, plan against the file as it is now.
-    const baseHead = await branchHead(octokit, repo, context.base.branch);
-    const file = baseHead === context.base.sha ? context.base : await readConfigFile(octokit, { ...target, baseBranch: context.base.branch });
-    const proposal = await readOpenProposal(octokit, repo, target.prBranch, file, target.path);
-    // No pull request yet, but perhaps another run's branch, a moment before it opens one.
-    const unopened = proposal || !context.createdAtOf ? undefined : await readUnopenedBranch(octokit, repo, target.prBranch, target.path);
+    if (attempt > 1 || (context.refresh && (await branchHead(octokit, repo, facts.base.branch)) !== facts.base.sha)) {
+      // The export took minutes, or another writer moved the branch: plan on what GitHub holds now.
+      facts = await readProposalFacts(octokit, target);
+      const refused = refuseBranch(facts, target);
+      if (refused) throw new PullRequestError(refused);
+    }
+    const { base: file, open: proposal, unopened, prBranch } = facts;
     const deployedLink = linkIn(target, file.text);
-    const facts = { baseBranch: file.branch, deployedLink };
-    const newer = await newerElsewhere(target, published.job, deployedLink, proposal, context.createdAtOf, unopened?.text);
+    const result = { baseBranch: file.branch, deployedLink, prBranch };
+    const vetoed = vetoedExports(facts, deployedLink && jobIdFromLink(deployedLink)).get(published.job.jobId);
+    const newer = vetoed
+      ? { kind: 'keep' as const, reason: vetoReason(published.job.jobId, vetoed) }
+      : await newerElsewhere({ ...target, prBranch }, published.job, deployedLink, proposal, context.createdAtOf, unopened?.text);
+    if (newer?.kind === 'keep') {
+      // This run proposes nothing, yet the open pull request stays mergeable on the base as it is now.
+      const rebuilt = await keepProposalCurrent(octokit, target, facts);
+      if (rebuilt && !rebuilt.kept) return { ...rebuilt, kept: newer.reason };
+    }
     const plan = newer
       ? newer
       : planProposal({
           path: target.path,
           key: target.key,
-          branch: target.prBranch,
+          branch: prBranch,
           deployed: file.text,
           proposal,
           offer: { bundleUrl: published.bundle.bundleUrl, enable: !published.renewal, version: published.version }
         });
-    if (plan.kind === 'current') return { changed: false, operation: 'none', changes: [], ...facts, pending: false };
+    if (plan.kind === 'current') return { changed: false, operation: 'none', changes: [], ...result, pending: false };
     if (plan.kind === 'keep') {
-      return { changed: proposal !== undefined, operation: 'none', number: proposal?.number, url: proposal?.url, changes: [], kept: plan.reason, ...facts, pending: proposal !== undefined };
+      return { changed: proposal !== undefined, operation: 'none', number: proposal?.number, url: proposal?.url, changes: [], kept: plan.reason, ...result, pending: proposal !== undefined };
     }
-    const body = pullRequestBody(target, published, plan.changes, deployedLink);
-    if (target.dryRun) return { changed: true, operation: 'none', changes: plan.changes, body, ...facts, pending: false };
+    // A new pull request after one a person closed names it, so the reviewer knows what was said before.
+    const closed = proposal ? undefined : facts.pulls.find((pull) => pull.state === 'closed' && !pull.merged && pull.base === file.branch);
+    const body = pullRequestBody(target, { ...published, closedBefore: closed && { number: closed.number, jobId: exportOfBody(closed.body) } }, plan.changes, deployedLink);
+    if (target.dryRun) return { changed: true, operation: 'none', changes: plan.changes, body, ...result, pending: false };
     const written = await proposeChange(octokit, repo, {
       path: target.path,
       text: plan.text,
       base: file,
-      branch: target.prBranch,
+      branch: prBranch,
       proposal,
+      branchHead: unopened === undefined ? undefined : (unopened?.headSha ?? null),
+      repositoryId: facts.repository.nodeId,
       commitMessage: commitMessage(target, published, deployedLink),
       title: target.title ?? defaultTitle(published, deployedLink),
       body,
       labels: target.labels
     });
-    if (written !== 'raced') return { changed: true, ...written, changes: plan.changes, body, ...facts, pending: true };
+    if (written !== 'raced') return { changed: true, ...written, changes: plan.changes, body, ...result, pending: true };
     if (attempt < BRANCH_ATTEMPTS) {
-      context.warn(`Another writer moved branch ${target.prBranch} in ${repo.owner}/${repo.repo} while this run wrote to it; reading it again (attempt ${attempt + 1} of ${BRANCH_ATTEMPTS}).`);
+      context.warn(`Another writer moved branch ${prBranch} in ${repo.owner}/${repo.repo} while this run wrote to it; reading it again (attempt ${attempt + 1} of ${BRANCH_ATTEMPTS}).`);
     }
   }
   throw new PullRequestError(
-    `Branch ${target.prBranch} in ${repo.owner}/${repo.repo} kept changing while this run wrote to it: another run or a person is writing to it. ` +
+    `Branch ${facts.prBranch} in ${repo.owner}/${repo.repo} kept changing while this run wrote to it: another run or a person is writing to it. ` +
       'Nothing of this run was left half-written; run again once the other writer is done (one concurrency group per workflow keeps runs of the same workflow apart).'
   );
+}
+
+/**
+ * A run with nothing new to propose still keeps the open pull request mergeable: when the base moved
+ * under it (or a merge of the base made it non-linear), the pull request's own settings and people's
+ * changes are re-applied on the base's current file, with its title and body as they are. Undefined
+ * when the pull request already sits on the base's head, or none is open.
+ */
+export async function keepProposalCurrent(octokit: Octokit, target: ConfigTarget, facts: ProposalFacts): Promise<ConfigUpdate | undefined> {
+  const { open: proposal, base: file, prBranch } = facts;
+  if (!proposal || proposal.text === undefined || target.dryRun || (proposal.linear && proposal.mergeBaseSha === file.sha)) return undefined;
+  const link = linkIn(target, proposal.text);
+  if (!link) return undefined;
+  const deployedLink = linkIn(target, file.text);
+  const result = { baseBranch: file.branch, deployedLink, prBranch, number: proposal.number, url: proposal.url };
+  let version: unknown;
+  try {
+    version = readSetting(target.path, proposal.text, target.key, 'version');
+  } catch {
+    return undefined;
+  }
+  const plan = planProposal({
+    path: target.path,
+    key: target.key,
+    branch: prBranch,
+    deployed: file.text,
+    proposal,
+    offer: { bundleUrl: link, enable: false, ...(typeof version === 'string' ? { version } : {}) }
+  });
+  if (plan.kind === 'current') return undefined;
+  if (plan.kind === 'keep') return { changed: true, operation: 'none', changes: [], kept: plan.reason, ...result, pending: true };
+  const written = await proposeChange(octokit, target.repo, {
+    path: target.path,
+    text: plan.text,
+    base: file,
+    branch: prBranch,
+    proposal,
+    repositoryId: facts.repository.nodeId,
+    commitMessage: `Rebuild the static export proposal on ${file.branch}'s current ${target.path}\n\nThe base changed since the pull request was written; its settings and people's changes are kept.`,
+    title: proposal.title,
+    body: proposal.body,
+    labels: []
+  });
+  // Another writer moved the branch meanwhile: it is theirs to finish, and the next run looks again.
+  if (written === 'raced') return undefined;
+  return { changed: true, ...written, changes: plan.changes, ...result, pending: true };
 }
 
 /** The link in a values file, or undefined when it holds none (or cannot be read). */
@@ -226,7 +372,8 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
       ? `Renews the static export link${published.domain ? ` of **${published.domain}**` : ''}: the same export, a fresh link.${published.contentDiff ? '' : ' No page changed.'}`
       : `A new static export${published.domain ? ` of **${published.domain}**` : ''} is ready; this points the deployment at it.`,
     '',
-    ...withBlankLine(contentDiffSection(published.contentDiff, deployedLink)),
+    ...withBlankLine(published.contentDiffText ?? contentDiffSection(published.contentDiff, deployedLink)),
+    ...withBlankLine(closedNote(published.closedBefore)),
     // The export names the table: GitHub draws a table's first row as its header, and an empty one as an empty row.
     `| Export job | \`${job.jobId}\` |`,
     '|---|---|'
@@ -251,6 +398,23 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
   return lines.join('\n');
 }
 
+/** The pull request a person closed before this one: their no stands for that export, and this one is newer. */
+function closedNote(closed: PublishedBundle['closedBefore']): string {
+  if (!closed) return '';
+  return `Pull request #${closed.number}${closed.jobId ? `, which proposed export \`${closed.jobId}\`,` : ''} was closed without merging; that export is not proposed again. This one proposes a newer export.`;
+}
+
+/**
+ * The "What readers see" section of a body this action wrote, to carry into the next body of the same
+ * export: a renewal of a proposed export does not download and compare it again.
+ */
+export function contentDiffSectionOf(body: string): string | undefined {
+  const start = body.indexOf('### What readers see after the merge');
+  const end = body.indexOf('| Export job |');
+  if (start < 0 || end < start) return undefined;
+  return body.slice(start, end).replace(/\n*Pull request #\d+[^\n]* was closed without merging;[^\n]*\n*$/, '').trimEnd();
+}
+
 /** A section and the blank line after it; nothing for an empty one. */
 function withBlankLine(section: string): string[] {
   return section ? [section, ''] : [];
@@ -261,7 +425,7 @@ export function linkWarning(message: string): string {
   return `### ⚠️ This link may not outlive the review\n\n${message}`;
 }
 
-const FOOTER = '<sub>Opened by the static export action. It keeps this one pull request current: later runs update it rather than open another.</sub>';
+const FOOTER = `${OPENED_BY_THIS_ACTION} It keeps this one pull request current: later runs update it rather than open another.</sub>`;
 
 /** The body for a URL the team hosts: nothing expires, and the URL was fetched as a pod would. */
 /** Production keeps its own link until this is merged and rolled out: the date a reviewer must beat. */
@@ -274,7 +438,8 @@ function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { 
   const lines = [
     `Points the deployment at export \`${job.jobId}\`${published.domain ? ` of **${published.domain}**` : ''}, hosted by your team at a URL that does not expire.`,
     '',
-    ...withBlankLine(contentDiffSection(published.contentDiff, deployedLink)),
+    ...withBlankLine(published.contentDiffText ?? contentDiffSection(published.contentDiff, deployedLink)),
+    ...withBlankLine(closedNote(published.closedBefore)),
     `| Export job | \`${job.jobId}\` |`,
     '|---|---|',
     `| Bundle URL | ${showValue(bundle.bundleUrl)} |`,

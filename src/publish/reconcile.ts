@@ -8,6 +8,7 @@ import { diff3Merge } from 'node-diff3';
 import { linkExpiry, linkSecrets } from '../values/link.ts';
 import { ConfigFileError, type SettingChange, patchValuesFile, readSetting } from '../values/values-file.ts';
 import { formatDuration, formatUtc } from '../action/format.ts';
+import type { ConfigTarget, ProposalFacts } from './proposal.ts';
 
 /** The static export settings a run may change, as a file holds them (undefined: not set). */
 export interface Settings {
@@ -38,7 +39,8 @@ export interface Proposed {
   text: string | undefined;
   /** The file where the branch left the base. */
   mergeBaseText: string | undefined;
-  byPeople: { sha: string; subject: string }[];
+  /** `merge`: a commit with two parents, such as "Update branch". */
+  byPeople: { sha: string; subject: string; merge?: boolean }[];
   /** The file as this action's newest commit on the branch left it, when people committed after it. */
   lastProposedText?: string;
 }
@@ -64,19 +66,19 @@ export interface PlanInput {
 export function planProposal({ path, key, branch, deployed, proposal, offer }: PlanInput): Plan {
   let start = deployed;
   if (proposal?.text !== undefined) {
-    const changedBy = peopleChangedSettings(path, key, proposal);
+    const changedBy = peopleChangedSettings(path, key, proposal, deployed);
     if (changedBy) {
       return {
         kind: 'keep',
         reason: `${changedBy} changed the static export settings on ${branch} (pull request #${proposal.number}); this run leaves them as they are. Merge or close the pull request, or revert that change on the branch, and the next run proposes again.`
       };
     }
-    // The base moved since the branch left it (another pull request merged into the file): take both.
-    const merged = proposal.mergeBaseText === deployed ? proposal.text : mergeLines(proposal.text, proposal.mergeBaseText ?? '', deployed);
+    // The base moved since the branch left it: people's changes on the branch, re-applied to the base's file.
+    const merged = proposal.mergeBaseText === deployed ? proposal.text : reapply(path, key, proposal.text, proposal.mergeBaseText, deployed);
     if (merged === undefined) {
       return {
         kind: 'keep',
-        reason: `${path} changed on the base in the same lines as on ${branch} (pull request #${proposal.number}), so the two cannot be joined without a person. Click "Update branch" on the pull request and resolve the conflict; the next run goes on from there.`
+        reason: `A person's change to ${path} on ${branch} (pull request #${proposal.number}) and a change on the base touch the same lines, so this run cannot keep both. Resolve it on the branch (GitHub's "Resolve conflicts", or a merge of the base on your machine); the next run goes on from there.`
       };
     }
     start = merged;
@@ -93,18 +95,24 @@ export function planProposal({ path, key, branch, deployed, proposal, offer }: P
   return { kind: 'propose', text: patched.text, changes: settingChanges(path, key, deployed, patched.text) };
 }
 
-/** Who changed the settings after this action's last commit on the branch, or undefined when no one did. */
-function peopleChangedSettings(path: string, key: string, proposal: Proposed): string | undefined {
+/**
+ * Who changed the settings after this action's last commit on the branch, or undefined when no one
+ * did. A value that equals the base's, on a branch where someone clicked "Update branch", came in with
+ * the base: the base's lines beside the action's are not a decision on the branch, and are re-applied over.
+ */
+function peopleChangedSettings(path: string, key: string, proposal: Proposed, deployed: string): string | undefined {
   if (proposal.lastProposedText === undefined || proposal.text === undefined || proposal.byPeople.length === 0) return undefined;
   let now: Settings;
   let ours: Settings;
+  let base: Settings | undefined;
   try {
     now = settingsIn(path, proposal.text, key);
     ours = settingsIn(path, proposal.lastProposedText, key);
+    base = proposal.byPeople.some((commit) => commit.merge) ? settingsIn(path, deployed, key) : undefined;
   } catch {
     return 'A commit on the branch';
   }
-  if (SETTING_NAMES.every((name) => now[name] === ours[name])) return undefined;
+  if (SETTING_NAMES.every((name) => now[name] === ours[name] || (base !== undefined && now[name] === base[name]))) return undefined;
   const last = proposal.byPeople[proposal.byPeople.length - 1]!;
   return `A commit of a person (${last.sha.slice(0, 7)} "${last.subject}")`;
 }
@@ -114,6 +122,75 @@ export function settingChanges(path: string, key: string, deployed: string, prop
   const before = settingsIn(path, deployed, key);
   const after = settingsIn(path, proposed, key);
   return SETTING_NAMES.filter((name) => before[name] !== after[name]).map((name) => ({ key: `${key}.${name}`, before: before[name], after: after[name] }));
+}
+
+/**
+ * The branch's file rebuilt on the base's current file: the action's own settings (as the branch holds
+ * them) are set on both sides first, so a change on the base next to or on those lines never meets
+ * them; what is merged line by line is only people's lines against people's lines. Undefined when
+ * those touch the same lines.
+ */
+export function reapply(path: string, key: string, branchText: string, mergeBaseText: string | undefined, deployed: string): string | undefined {
+  let ancestor: string;
+  let theirs: string;
+  try {
+    const settings = settingsIn(path, branchText, key);
+    if (typeof settings.bundleUrl !== 'string') return mergeLines(branchText, mergeBaseText ?? '', deployed);
+    const ours = (text: string) => withSettings(path, key, text, settings as Settings & { bundleUrl: string });
+    ancestor = mergeBaseText === undefined ? '' : ours(mergeBaseText);
+    theirs = ours(deployed);
+  } catch (error) {
+    if (!(error instanceof ConfigFileError)) throw error;
+    return mergeLines(branchText, mergeBaseText ?? '', deployed);
+  }
+  return mergeLines(branchText, ancestor, theirs);
+}
+
+/**
+ * `text` holding the settings this action set: bundleUrl, enabled when true, version when set. An
+ * enabled the action did not set (false) stays as each side has it, so a person's change on the base wins.
+ */
+function withSettings(path: string, key: string, text: string, settings: Settings & { bundleUrl: string }): string {
+  return patchValuesFile(path, text, key, { bundleUrl: settings.bundleUrl, enable: settings.enabled === true, ...(typeof settings.version === 'string' ? { version: settings.version } : {}) }).text;
+}
+
+/**
+ * A branch this run must not move, said before any export: one the action did not create (it has
+ * never had a pull request, and its commits beyond the base do not start with the action's), one
+ * whose open pull request a person opened from their own commits, or one whose pull request goes to
+ * another base.
+ */
+export function refuseBranch(
+  facts: Pick<ProposalFacts, 'prBranch' | 'pulls' | 'open' | 'unopened'> & { base: { branch: string } },
+  target: Pick<ConfigTarget, 'repo' | 'path'>
+): string | undefined {
+  const where = `${target.repo.owner}/${target.repo.repo}`;
+  const { prBranch } = facts;
+  const elsewhere = facts.pulls.find((pull) => pull.state === 'open' && pull.base !== facts.base.branch);
+  if (elsewhere) {
+    return (
+      `Branch ${prBranch} in ${where} is the head of pull request #${elsewhere.number} (${elsewhere.url}) into ${elsewhere.base}, and this run proposes into ${facts.base.branch}: ` +
+      `a proposal belongs to one base, so this run leaves that pull request alone. Leave pr-branch unset (the default name includes the base) or give this base its own pr-branch.`
+    );
+  }
+  const history = facts.open ?? facts.unopened ?? undefined;
+  if (!history || history.startsWithOurs) return undefined;
+  // An open pull request this action opened stays its own, whatever people did to the branch since.
+  if (facts.open && (facts.open.ahead === 0 || openedByThisAction(facts.open.body))) return undefined;
+  const first = 'byPeople' in history ? history.byPeople[0] : undefined;
+  const whose = history.ahead === 0 ? 'it holds no commit of this action' : `its first commit${first ? ` (${first.sha.slice(0, 7)} "${first.subject}")` : ''} is not this action's`;
+  const pull = facts.open ? `, and pull request #${facts.open.number} from it was not opened by this action` : '';
+  return (
+    `Branch ${prBranch} in ${where} was not created by this action: ${whose}${pull}. This run never moves a branch that holds a person's work, and stopped before exporting. ` +
+    `Leave pr-branch unset (the action then uses static-export/…), or name a branch that does not exist yet.`
+  );
+}
+
+/** How every body this action writes begins its footer: a pull request with it was opened by this action. */
+export const OPENED_BY_THIS_ACTION = '<sub>Opened by the static export action.';
+
+function openedByThisAction(body: string): boolean {
+  return body.includes(OPENED_BY_THIS_ACTION);
 }
 
 const LINES = /(?<=\n)/;

@@ -1,6 +1,8 @@
-// The publish action: start a static export (or reuse a finished one), wait for it, generate the
-// bundle link, and, when config-path is set, propose the deployment's configuration change as one
-// pull request. Reports outputs and a job summary.
+// The publish action, as one pass for every kind of run (a push, a renewal, a URL the team hosts):
+// read the facts once (the inputs' local checks, and with config-path what GitHub holds), plan what to
+// do from them in a pure function, apply the plan (export or take the hosted archive, check, compare,
+// propose with compare-and-swap writes), then report once: outputs, the guard on production's link,
+// the summary. See ../../docs and STYLE.md's "read, plan, apply".
 import { explainPublishError, exportTimeout } from './errors.ts';
 import { rm } from 'node:fs/promises';
 import * as core from '@actions/core';
@@ -10,11 +12,23 @@ import { ApiError, type ApiClient } from '../platform/transport.ts';
 import { type DownloadedBundle, checkDownloadPath, downloadBundle } from '../bundle/download.ts';
 import { PublishInput, PublishOutput as Output } from '../action/constants.ts';
 import { jobIdFromLink, linkExpiry, linkSecrets, redactLink } from '../values/link.ts';
-import { type ConfigUpdate, type ProposalContext, type PublishedBundle, linkIn, readConfigFile, showChange, updateDeploymentConfig } from './proposal.ts';
-import { type BaseFile, type Octokit, PullRequestError, readOpenProposal } from '../github/pull-request.ts';
+import {
+  type ConfigUpdate,
+  type ProposalFacts,
+  type PublishedBundle,
+  contentDiffSectionOf,
+  keepProposalCurrent,
+  linkIn,
+  readProposalFacts,
+  showChange,
+  updateDeploymentConfig,
+  vetoReason,
+  vetoedExports
+} from './proposal.ts';
+import { type Octokit, type PullSummary, PullRequestError } from '../github/pull-request.ts';
 import { leftAfterExport, refuseBeforeExport } from './preflight.ts';
 import { checkPatchable } from '../values/values-file.ts';
-import { type DeployedGuard, guardDeployed, linkKind, settingChanges } from './reconcile.ts';
+import { type DeployedGuard, guardDeployed, linkKind, refuseBranch, settingChanges } from './reconcile.ts';
 import { type ExportPlan, type ExportResult, ExportFailedError, runExport } from './export.ts';
 import { formatBytes } from '../action/format.ts';
 import { InputError } from '../action/inputs.ts';
@@ -22,16 +36,66 @@ import { platformClient } from '../action/platform-inputs.ts';
 import { ARCHIVE_PATH_NEEDED, type PublishInputs, readPublishInputs } from './inputs.ts';
 import { type Validity, checkValidity, renewalPlan } from './renewal.ts';
 import { Cancellation, CancelledError, readInputs, stepWait, uniqueTempPath } from '../action/runtime.ts';
-import { type DownloadedSite, writeFailureSummary, writeHostedSummary, writePublishSummary, writeSkipSummary } from './summary.ts';
+import { type DownloadedSite, writeFailureSummary, writeHostedSummary, writeLeftSummary, writePublishSummary } from './summary.ts';
 import { Deadline } from '../action/deadline.ts';
 import { type Comparison, DeploymentFailedError, LOG_LINES_SHOWN, type Publication, waitForPublication } from './publication.ts';
 import { durableUrl, jobIdFromDurableUrl } from '../storage/durable-url.ts';
 import { checkKeepArchivePath, readArchive } from '../storage/kept-archive.ts';
-import { checkLinkMargin } from '../storage/link-margin.ts';
+import { checkLinkMargin, type ShortLink } from '../storage/link-margin.ts';
 import { checkAsPod } from '../storage/pod-check.ts';
-import { ContentGateError, compareWithProduction, contentDiffSection, diffWithProduction, judgeContent, unpackArchiveFile } from './content-diff.ts';
+import { ContentGateError, compareWithProduction, contentDiffSection, judgeContent, readArchiveFile } from './content-diff.ts';
 import type { EntryReader } from '../bundle/unpack.ts';
 import type { ContentDiff } from '../content/gate.ts';
+
+/** What the run found (read once, before anything is exported). */
+interface CurrentConfig {
+  /** What GitHub holds: the repository, the base's file, the pull requests from the proposal branch. */
+  facts: ProposalFacts;
+  /** The link in the base's file: what production serves. */
+  deployedLink?: string;
+  /** The link to judge and renew: the open pull request's, when one proposes a link, else the base's. */
+  link?: string;
+  /** The open pull request, when one changes what is deployed. */
+  pending?: { number: number; url: string };
+  /** The export the open pull request proposes: it passed the gate when it was proposed. */
+  proposedJobId?: string;
+  /** Exports whose pull request a person closed without merging. */
+  vetoes: Map<string, PullSummary>;
+}
+
+/** What the run does, decided from the inputs and the facts alone. */
+type RunPlan =
+  /** Nothing is due: the link stays valid long enough, or is a URL that never expires. */
+  | { kind: 'leave'; validity: Validity }
+  /** The export is one a person said no to. */
+  | { kind: 'vetoed'; reason: string }
+  /** `notes`: why, for the log (a link due for renewal, the job a renewal takes). */
+  | { kind: 'export'; plan: ExportPlan; notes: string[] }
+  /** bundle-url-template: propose the URL where the team hosts this export's kept archive. */
+  | { kind: 'hosted'; jobId: string };
+
+/** What the run did, reported once: outputs, the guard, the summary. */
+type Outcome =
+  | { kind: 'left'; validity: Validity; heading: 'valid' | 'hosted' | 'vetoed'; rebuilt?: ConfigUpdate }
+  | {
+      kind: 'exported';
+      exported: ExportResult;
+      site?: DownloadedSite;
+      docsCommit?: { sha: string; branch: string };
+      shortLink?: ShortLink;
+      contentDiff?: ContentDiff;
+      contentDiffText?: string;
+      config?: ConfigUpdate;
+    }
+  | {
+      kind: 'hosted';
+      exported: ExportResult;
+      archive: { path: string; sha256: string; bytes: number };
+      sha256Checked: boolean;
+      contentDiff?: ContentDiff;
+      contentDiffText?: string;
+      config: ConfigUpdate;
+    };
 
 export async function run(cancellation = new Cancellation()): Promise<void> {
   const inputs = readInputs(readPublishInputs);
@@ -41,119 +105,441 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
   const octokit = inputs.config
     ? githubClient(inputs.config.token, { deadline, requestTimeoutMs: inputs.requestTimeoutMs, signal: cancellation.signal, log: (line) => core.info(line) })
     : undefined;
-  let plan: ExportPlan | undefined;
-  let jobId: string | undefined;
-  let exported: ExportResult | undefined;
-  let contentDiff: ContentDiff | undefined;
+  let plan: RunPlan | undefined;
+  const progress: Progress = {};
   cancellation.note = 'The step stopped before an export job was started.';
   try {
-    // What can fail without an export fails first: a download-path that holds files, a values file
-    // that is missing or malformed, a token that cannot read it. A renewal starts from its link.
+    // Read. What can fail without an export fails first: a download-path that holds files, a values
+    // file that is missing or malformed, a token that cannot read it, a branch this action must not move.
     if (inputs.download) await checkDownloadPath(inputs.download.given, inputs.download.path);
     if (inputs.keepArchive) await checkKeepArchivePath(PublishInput.KeepArchive, inputs.keepArchive.given, inputs.keepArchive.path);
     const current = inputs.config && octokit ? await readCurrent(octokit, inputs) : undefined;
-    const currentLink = current?.link;
-    if (current && currentLink && inputs.plan === 'auto' && linkKind(currentLink).kind === 'hosted') {
-      // A URL without an expiry of its own is the team's choice: no renewal replaces it.
-      await reportSkip(current, { due: false, hosted: true, reason: `${proposedOrDeployed(current)} holds ${redactLink(currentLink)}, a URL without an expiry of its own: it is never renewed, so this run changes nothing.` }, inputs);
-      return;
-    }
-    if (current && inputs.minValidityMs !== undefined) {
-      const validity = checkValidity(currentLink, inputs.minValidityMs, Date.now());
-      core.info(validity.reason);
-      if (!validity.due) {
-        await reportSkip(current, validity, inputs);
-        return;
-      }
-    }
-    if (inputs.durable && octokit) {
-      await proposeHostedUrl(client, octokit, inputs, current!, deadline, cancellation, (diff) => (contentDiff = diff));
-      return;
-    }
-    plan = exportPlan(inputs, currentLink);
-    // On a push, the platform is still publishing it: wait, or the export holds the docs before it.
-    let published: Publication | undefined;
-    if (inputs.publication) {
-      cancellation.note = 'The step stopped while waiting for the platform to publish; no export job was started.';
-      published = await waitForPublication(client, {
-        ...inputs.publication,
-        deadline,
-        ...stepWait(cancellation, inputs.limits),
-        compare: inputs.publication.github && compareOnGitHub(inputs.publication.github, inputs.requestTimeoutMs, deadline, cancellation)
-      });
-      core.setOutput(Output.DocsCommit, published.sha);
-    }
-    exported = await runExport(client, plan, {
-      // What is left of the step's timeout after the wait for the deployment.
-      timeoutMs: deadline.remaining(),
-      ...stepWait(cancellation, inputs.limits),
-      onJob: (id) => {
-        jobId = id;
-        cancellation.jobGoesOn(`The export job ${id} goes on on the server; a later run can pick it up with job-id: ${id}.`, { [Output.JobId]: id });
-        const unnamed = unnamedJobs(client, id);
-        if (unnamed) core.warning(unnamed);
-      }
-    });
-    exported = { ...exported, unnamedJobs: unnamedJobs(client, exported.job.jobId) };
-    setExportOutputs(exported);
-    core.info(`Bundle ready: ${exported.job.pageCount} pages, link valid until ${exported.bundle.expiresAt}${published ? `, holding ${published.sha.slice(0, 7)} from ${published.branch}` : ''}.`);
-    // Download before proposing the link: a bundle that fails its checks must not reach the deployment.
-    // With config-path it is also compared with production's, unless it is the export production serves.
-    const compare = current !== undefined && (current.deployedLink === undefined || jobIdFromLink(current.deployedLink) !== exported.job.jobId);
-    let site: DownloadedSite | undefined;
-    if (inputs.download || inputs.keepArchive || compare) ({ exported, site, contentDiff } = await download(client, exported, inputs, cancellation, deadline, compare ? current : undefined));
-    if (current) {
-      contentDiff ??= { kind: 'renewal', jobId: exported.job.jobId };
-      await judgeContent(contentDiff, inputs.contentGate, exported.job.jobId);
-    }
-    // A link that expires before the review is likely done: say so where the reviewer looks.
-    const shortLink = inputs.config && inputs.linkMarginMs !== undefined ? checkLinkMargin(exported.bundle.expiresAt, inputs.linkMarginMs) : undefined;
-    // Said once where a person looks (the summary, and the body for the reviewer); an annotation too
-    // would sit right above the summary and say it twice. The log keeps a plain line.
-    if (shortLink) core.info(`⚠️ ${shortLink.message}`);
-    // Only a completed export with a bundle reaches this point: a failed one changes no file.
-    const renewal = !exported.started && currentLink !== undefined && jobIdFromLink(currentLink) === exported.job.jobId;
-    const docsCommit = published && { sha: published.sha, branch: published.branch };
-    const config =
-      inputs.config && octokit && current
-        ? await proposeConfig(octokit, inputs, exported, {
-            base: current.base,
-            createdAtOf: (jobId) => exportCreatedAt(client, jobId),
-            renewal,
-            shortLink: shortLink?.note,
-            docsCommit,
-            contentDiff
-          })
-        : undefined;
-    const guard = config ? guardProduction(inputs, config.baseBranch, config.deployedLink, config.pending ? config : undefined) : undefined;
-    await writePublishSummary(exported, inputs.domain, config && inputs.config ? { target: inputs.config, update: config } : undefined, shortLink, site, docsCommit, guard, contentDiffSection(contentDiff, config?.deployedLink));
-    if (guard?.level === 'fail') core.setFailed(guard.message!);
+    // Checks over the facts, before anything is exported: each throws what to fix.
+    if (current) checkFacts(current, inputs);
+    // Plan.
+    plan = planRun(inputs, current, Date.now());
+    // Apply.
+    const outcome =
+      plan.kind === 'leave' || plan.kind === 'vetoed'
+        ? await leave(plan, octokit, inputs, current)
+        : plan.kind === 'hosted'
+          ? await proposeHostedUrl(client, octokit!, inputs, current!, plan.jobId, deadline, cancellation, progress)
+          : await exportAndPropose(client, octokit, inputs, current, plan, deadline, cancellation, progress);
+    // Report.
+    await report(outcome, inputs, current);
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;
-    if (jobId) core.setOutput(Output.JobId, jobId);
-    const failedJob = error instanceof ExportFailedError ? error.job : exportTimeout(error)?.last;
-    if (failedJob) core.setOutput(Output.Status, failedJob.status);
-    const said = explainPublishError(error, inputs, plan, jobId);
-    const branchLeft = error instanceof PullRequestError ? error.branchLeft : undefined;
-    const message = exported ? leftAfterExport(said, { jobId: exported.job.jobId, branchLeft, repo: inputs.config?.repo }) : said;
-    core.setFailed(message);
-    const deploymentLog = error instanceof DeploymentFailedError ? error.deployment.logs.slice(-LOG_LINES_SHOWN) : undefined;
-    if (deploymentLog?.length) core.info(`The deployment's last ${deploymentLog.length} log lines:\n${deploymentLog.map((line) => `  ${line}`).join('\n')}`);
-    await writeFailureSummary({
-      domain: inputs.domain,
-      jobId,
-      job: failedJob,
-      message,
-      exported: exported !== undefined,
-      configured: inputs.config !== undefined,
-      deploymentLog,
-      unnamedJobs: jobId ? unnamedJobs(client, jobId) : undefined,
-      jobGoesOn: exportTimeout(error) !== undefined,
-      contentDiff: error instanceof ContentGateError ? contentDiffSection(contentDiff) : undefined
-    });
+    await reportFailure(error, inputs, plan?.kind === 'export' ? plan.plan : undefined, progress, client);
   } finally {
     client.dispose();
   }
+}
+
+/** What the apply step got to, for the report of a failure. */
+interface Progress {
+  /** The docs commit the platform published before the export. */
+  docsCommit?: string;
+  jobId?: string;
+  exported?: ExportResult;
+  contentDiff?: ContentDiff;
+}
+
+/**
+ * Reads what is deployed (the values file on the base: a missing or malformed one fails before any
+ * export) and what is proposed (the pull requests from the proposal branch). A renewal judges the link
+ * the open pull request proposes, when there is one: renewing the base's older export would push a
+ * newer, unmerged one out of review. The deployed link is judged on its own, by the guard.
+ */
+async function readCurrent(octokit: Octokit, inputs: PublishInputs): Promise<CurrentConfig> {
+  const target = inputs.config!;
+  const facts = await readProposalFacts(octokit, target);
+  const { base, open: proposed } = facts;
+  // A file this action cannot edit (malformed, the block behind an alias) fails here, before any
+  // export: the edit itself is tried with a placeholder link.
+  checkPatchable(target.path, base.text, target.key, inputs.version);
+  const baseLink = linkIn(target, base.text);
+  if (baseLink) maskLink(baseLink);
+  const proposedLink = linkIn(target, proposed?.text);
+  if (proposedLink) maskLink(proposedLink);
+  const pending = proposed && proposesChange(target, base.text, proposed.text) ? { number: proposed.number, url: proposed.url } : undefined;
+  const vetoes = vetoedExports(facts, baseLink && jobIdFromLink(baseLink));
+  const found = { facts, deployedLink: baseLink, pending, vetoes };
+  if (!proposed || !proposedLink || proposedLink === baseLink) return { ...found, link: baseLink };
+  if (inputs.plan === 'auto' || inputs.minValidityMs !== undefined) {
+    core.info(`Pull request #${proposed.number} proposes ${jobIdFromLink(proposedLink) ?? redactLink(proposedLink)}, not yet merged: judging and renewing that link; the one on ${base.branch} is judged by the guard.`);
+  }
+  return { ...found, link: proposedLink, proposedJobId: pending ? jobIdFromLink(proposedLink) : undefined };
+}
+
+/**
+ * The checks over the facts that need no export, in one place: the inputs against what GitHub holds
+ * (pr-branch on the base, a token that cannot push, the block under another key than config-key),
+ * then a branch this action must not move.
+ */
+function checkFacts(current: CurrentConfig, inputs: PublishInputs): void {
+  const { base, prBranch, repository } = current.facts;
+  refuseBeforeExport({ target: { ...inputs.config!, prBranch }, base: { branch: base.branch, text: base.text, permissions: repository.permissions } });
+  const refused = refuseBranch(current.facts, inputs.config!);
+  if (refused) throw new PullRequestError(refused);
+}
+
+/** True when merging the pull request's file would change production's settings (a file it cannot read counts as a change). */
+function proposesChange(target: { path: string; key: string }, deployed: string, proposed: string | undefined): boolean {
+  if (proposed === undefined) return false;
+  try {
+    return settingChanges(target.path, target.key, deployed, proposed).length > 0;
+  } catch {
+    return true;
+  }
+}
+
+/** The plan, from the inputs and the facts alone: no request, no log line. */
+function planRun(inputs: PublishInputs, current: CurrentConfig | undefined, now: number): RunPlan {
+  const link = current?.link;
+  if (current && link && inputs.plan === 'auto' && linkKind(link).kind === 'hosted') {
+    // A URL without an expiry of its own is the team's choice: no renewal replaces it.
+    const holder = current.pending ? `Pull request #${current.pending.number}` : current.facts.base.branch;
+    return { kind: 'leave', validity: { due: false, hosted: true, reason: `${holder} holds ${redactLink(link)}, a URL without an expiry of its own: it is never renewed, so this run changes nothing.` } };
+  }
+  const notes: string[] = [];
+  if (current && inputs.minValidityMs !== undefined) {
+    const validity = checkValidity(link, inputs.minValidityMs, now);
+    if (!validity.due) return { kind: 'leave', validity };
+    notes.push(validity.reason);
+  }
+  if (inputs.durable) return { kind: 'hosted', jobId: hostedJobId(inputs, link) };
+  let plan: ExportPlan;
+  if (inputs.plan !== 'auto') plan = inputs.plan;
+  else {
+    const renewal = renewalPlan(link, inputs.request);
+    if ('impossible' in renewal) throw new InputError(PublishInput.Domain, renewal.impossible);
+    const { note, ...renewing } = renewal;
+    notes.push(note);
+    plan = renewing;
+  }
+  const known = 'reuse' in plan ? plan.reuse : undefined;
+  const veto = known === undefined ? undefined : current?.vetoes.get(known);
+  if (known && veto) return { kind: 'vetoed', reason: vetoReason(known, veto) };
+  return { kind: 'export', plan, notes };
+}
+
+/** The export whose kept archive a hosted-URL run proposes: the job-id given, or for auto, the one the current link names. */
+function hostedJobId(inputs: PublishInputs, link: string | undefined): string {
+  const hosted = inputs.durable!;
+  const plan = inputs.plan;
+  const jobId = plan === 'auto' ? link && (jobIdFromDurableUrl(hosted.template, link) ?? jobIdFromLink(link)) : 'reuse' in plan ? plan.reuse : undefined;
+  if (!jobId) throw new InputError(PublishInput.JobId, 'auto found no export job id in the link in config-path. Give the job-id output of the step that exported and kept the archive.');
+  if (!hosted.archive) throw new InputError(PublishInput.ArchivePath, ARCHIVE_PATH_NEEDED);
+  return jobId;
+}
+
+/**
+ * Nothing to export or propose. The open pull request still stays mergeable: when the base moved
+ * under it, its own settings are re-applied on the base's current file.
+ */
+async function leave(
+  plan: { kind: 'leave'; validity: Validity } | { kind: 'vetoed'; reason: string },
+  octokit: Octokit | undefined,
+  inputs: PublishInputs,
+  current: CurrentConfig | undefined
+): Promise<Outcome> {
+  const validity = plan.kind === 'vetoed' ? { due: false, reason: plan.reason } : plan.validity;
+  if (plan.kind === 'vetoed') core.notice(plan.reason);
+  else core.info(validity.reason);
+  const rebuilt = current && octokit ? await keepProposalCurrent(octokit, inputs.config!, current.facts) : undefined;
+  if (rebuilt?.kept) core.notice(rebuilt.kept);
+  else if (rebuilt) core.info(`The base moved under pull request #${rebuilt.number}: rebuilt it on ${rebuilt.baseBranch}'s current file, its settings and people's changes kept (${rebuilt.url}).`);
+  return { kind: 'left', validity, heading: plan.kind === 'vetoed' ? 'vetoed' : validity.hosted ? 'hosted' : 'valid', rebuilt };
+}
+
+/** Export (or reuse an export), check and compare its bundle, and propose its link. */
+async function exportAndPropose(
+  client: ApiClient,
+  octokit: Octokit | undefined,
+  inputs: PublishInputs,
+  current: CurrentConfig | undefined,
+  plan: { plan: ExportPlan; notes: string[] },
+  deadline: Deadline,
+  cancellation: Cancellation,
+  progress: Progress
+): Promise<Outcome> {
+  for (const note of plan.notes) core.info(note);
+  // On a push, the platform is still publishing it: wait, or the export holds the docs before it.
+  let published: Publication | undefined;
+  if (inputs.publication) {
+    cancellation.note = 'The step stopped while waiting for the platform to publish; no export job was started.';
+    published = await waitForPublication(client, {
+      ...inputs.publication,
+      deadline,
+      ...stepWait(cancellation, inputs.limits),
+      compare: inputs.publication.github && compareOnGitHub(inputs.publication.github, inputs.requestTimeoutMs, deadline, cancellation)
+    });
+    progress.docsCommit = published.sha;
+  }
+  let exported = await runExport(client, plan.plan, {
+    // What is left of the step's timeout after the wait for the deployment.
+    timeoutMs: deadline.remaining(),
+    ...stepWait(cancellation, inputs.limits),
+    onJob: (id) => {
+      progress.jobId = id;
+      cancellation.jobGoesOn(`The export job ${id} goes on on the server; a later run can pick it up with job-id: ${id}.`, { [Output.JobId]: id });
+      const unnamed = unnamedJobs(client, id);
+      if (unnamed) core.warning(unnamed);
+    }
+  });
+  exported = { ...exported, unnamedJobs: unnamedJobs(client, exported.job.jobId) };
+  progress.exported = exported;
+  maskLink(exported.bundle.bundleUrl);
+  const jobId = exported.job.jobId;
+  core.info(`Bundle ready: ${exported.job.pageCount} pages, link valid until ${exported.bundle.expiresAt}${published ? `, holding ${published.sha.slice(0, 7)} from ${published.branch}` : ''}.`);
+  // Download before proposing the link: a bundle that fails its checks must not reach the deployment.
+  // With config-path it is also compared with production's, unless it is the export production serves,
+  // or the one the open pull request proposes: that one passed the gate when it was proposed.
+  const proposedAlready = current !== undefined && current.proposedJobId === jobId;
+  const compare = current !== undefined && !proposedAlready && (current.deployedLink === undefined || jobIdFromLink(current.deployedLink) !== jobId);
+  let site: DownloadedSite | undefined;
+  let contentDiff: ContentDiff | undefined;
+  if (inputs.download || inputs.keepArchive || compare) ({ exported, site, contentDiff } = await download(client, exported, inputs, cancellation, deadline, compare ? current : undefined));
+  progress.exported = exported;
+  progress.contentDiff = contentDiff;
+  let contentDiffText: string | undefined;
+  if (current) ({ contentDiff, contentDiffText } = await judgeUnlessProposed(current, jobId, inputs, progress, async () => contentDiff ?? { kind: 'renewal', jobId }));
+  // A link that expires before the review is likely done: say so where the reviewer looks.
+  const shortLink = inputs.config && inputs.linkMarginMs !== undefined ? checkLinkMargin(exported.bundle.expiresAt, inputs.linkMarginMs) : undefined;
+  // Said once where a person looks (the summary, and the body for the reviewer); an annotation too
+  // would sit right above the summary and say it twice. The log keeps a plain line.
+  if (shortLink) core.info(`⚠️ ${shortLink.message}`);
+  const docsCommit = published && { sha: published.sha, branch: published.branch };
+  // Only a completed export with a bundle reaches this point: a failed one changes no file.
+  const config =
+    current && octokit
+      ? await proposeConfig(octokit, inputs, current, exported, {
+          createdAtOf: (id) => exportCreatedAt(client, id),
+          // Minutes went by on the platform: the base may have moved since it was read.
+          refresh: exported.started || published !== undefined,
+          published: {
+            renewal: !exported.started && current.link !== undefined && jobIdFromLink(current.link) === jobId,
+            shortLink: shortLink?.note,
+            docsCommit,
+            contentDiff,
+            contentDiffText
+          }
+        })
+      : undefined;
+  return { kind: 'exported', exported, site, docsCommit, shortLink, contentDiff, contentDiffText, config };
+}
+
+/**
+ * bundle-url-template: the export was done and kept by an earlier step, and the archive uploaded to
+ * the team's storage. Check that the URL serves that archive to anyone, as a pod would fetch it,
+ * then propose it. Nothing is sent to the platform but, with an api-key, one status request for when
+ * the export was made (the order rule).
+ */
+async function proposeHostedUrl(
+  client: ApiClient,
+  octokit: Octokit,
+  inputs: PublishInputs,
+  current: CurrentConfig,
+  jobId: string,
+  deadline: Deadline,
+  cancellation: Cancellation,
+  progress: Progress
+): Promise<Outcome> {
+  const hosted = inputs.durable!;
+  const archive = { path: hosted.archive!.path, ...(await readArchive(PublishInput.ArchivePath, hosted.archive!.path)) };
+  const url = durableUrl(hosted.template, jobId);
+  // A signed template (an Azure SAS, a presigned URL of the team's) is masked and expires like the platform's links.
+  maskLink(url);
+  const expiresAt = linkExpiry(url)?.toISOString() ?? 'never';
+  core.info(`Checking ${redactLink(url)} as a pod would fetch it (a GET without credentials)…`);
+  const check = await checkAsPod(url, {
+    expectedBytes: archive.bytes,
+    sha256: hosted.checkSha256 ? archive.sha256 : undefined,
+    deadline,
+    signal: cancellation.signal,
+    log: (line) => core.info(line),
+    requestTimeoutMs: inputs.requestTimeoutMs
+  });
+  core.info(`${redactLink(url)} answers 200 to anyone: ${formatBytes(check.bytes)} of gzip${check.sha256Checked ? ', the same SHA-256 as the kept archive' : ''}.`);
+  // With an api-key the platform says when the export was made, so the order rule can compare it with
+  // an open proposal; without one, a proposal of another export is left alone (see proposal.ts).
+  const now = new Date().toISOString();
+  const job = inputs.apiKey ? await getExport(client, jobId) : { jobId, status: 'completed' as const, progress: 100, pageCount: 0, createdAt: now, updatedAt: now };
+  const exported: ExportResult = { job, bundle: { jobId, bundleUrl: url, sizeBytes: archive.bytes, expiresAt }, started: false, waitedMs: 0 };
+  progress.jobId = jobId;
+  progress.exported = exported;
+  // The kept archive is the new export: compared with production's before the URL is proposed.
+  const deployedLink = current.deployedLink;
+  const deployedJobId = deployedLink && (jobIdFromDurableUrl(hosted.template, deployedLink) ?? jobIdFromLink(deployedLink));
+  const { contentDiff, contentDiffText } = await judgeUnlessProposed(current, jobId, inputs, progress, async () =>
+    deployedJobId === jobId
+      ? { kind: 'renewal', jobId }
+      : (
+          await compareWithProduction(
+            { deployedLink, deployedJobId, domain: inputs.domain, freshLink: freshLinks(client, inputs), deadline, signal: cancellation.signal },
+            (reader) => readArchiveFile(archive.path, reader(), cancellation.signal)
+          )
+        ).diff
+  );
+  const config = await proposeConfig(octokit, inputs, current, exported, {
+    createdAtOf: inputs.apiKey ? (id) => exportCreatedAt(client, id) : undefined,
+    published: { hosted: { sha256: archive.sha256, sha256Checked: check.sha256Checked }, contentDiff, contentDiffText }
+  });
+  return { kind: 'hosted', exported, archive, sha256Checked: check.sha256Checked, contentDiff, contentDiffText, config };
+}
+
+/**
+ * The content gate, unless the export is the one the open pull request proposes: that one passed the
+ * gate when it was proposed (a loss a person accepted stays accepted), so it is neither compared nor
+ * judged again, and the body keeps the content diff it shows.
+ */
+async function judgeUnlessProposed(
+  current: CurrentConfig,
+  jobId: string,
+  inputs: PublishInputs,
+  progress: Progress,
+  compare: () => Promise<ContentDiff>
+): Promise<{ contentDiff?: ContentDiff; contentDiffText?: string }> {
+  if (current.proposedJobId === jobId) {
+    core.info(`Export ${jobId} is the one pull request #${current.pending!.number} proposes: it passed the content gate then, so it is not downloaded or judged again.`);
+    return { contentDiffText: contentDiffSectionOf(current.facts.open?.body ?? '') };
+  }
+  const contentDiff = await compare();
+  progress.contentDiff = contentDiff;
+  await judgeContent(contentDiff, inputs.contentGate, jobId);
+  return { contentDiff };
+}
+
+async function proposeConfig(
+  octokit: Octokit,
+  inputs: PublishInputs,
+  current: CurrentConfig,
+  exported: ExportResult,
+  extra: {
+    createdAtOf?: (jobId: string) => Promise<string | undefined>;
+    refresh?: boolean;
+    published: Partial<Pick<PublishedBundle, 'renewal' | 'shortLink' | 'hosted' | 'docsCommit' | 'contentDiff' | 'contentDiffText'>>;
+  }
+): Promise<ConfigUpdate> {
+  const target = inputs.config!;
+  const where = `${target.path} in ${target.repo.owner}/${target.repo.repo}`;
+  core.info(`${target.dryRun ? 'Dry run: computing' : 'Proposing'} the change to ${where}…`);
+  const update = await updateDeploymentConfig(
+    octokit,
+    target,
+    { domain: inputs.domain, job: exported.job, bundle: exported.bundle, version: inputs.version, ...extra.published },
+    { facts: current.facts, refresh: extra.refresh, createdAtOf: extra.createdAtOf, warn: (line) => core.warning(line) }
+  );
+  if (update.kept) core.notice(update.kept);
+  for (const change of update.changes) {
+    const [before, after] = showChange(change);
+    core.info(`  ${change.key}: ${before} → ${after}`);
+  }
+  if (!update.changed) core.info(`${where} on ${update.baseBranch} already holds these values: no pull request needed.`);
+  else if (target.dryRun) core.info(`Dry run: ${update.changes.length} setting(s) would change; nothing was written.`);
+  else if (update.kept && update.operation !== 'none') core.info(`The base moved under pull request #${update.number}: rebuilt it on ${update.baseBranch}'s current file, what it proposes unchanged (${update.url}).`);
+  else if (update.kept) core.info(update.number === undefined ? 'No pull request was opened.' : `Pull request #${update.number} was left as it is: ${update.url}`);
+  else if (update.operation === 'none') core.info(`Pull request #${update.number} is already current: ${update.url}`);
+  else core.info(`Pull request #${update.number} ${update.operation}: ${update.url}`);
+  return update;
+}
+
+/** The one report of a run that did not fail: its outputs, the guard on production's link, the summary. */
+async function report(outcome: Outcome, inputs: PublishInputs, current: CurrentConfig | undefined): Promise<void> {
+  const outputs: Partial<Record<string, string>> = {};
+  const config = outcome.kind === 'left' ? outcome.rebuilt : outcome.config;
+  if (outcome.kind === 'left') {
+    const { validity } = outcome;
+    outputs[Output.Skipped] = 'true';
+    outputs[Output.SkipReason] = validity.reason;
+    if (validity.hosted) outputs[Output.ExpiresAt] = 'never';
+    if (validity.expiresAt) outputs[Output.ExpiresAt] = validity.expiresAt.toISOString();
+  } else {
+    Object.assign(outputs, exportOutputs(outcome.exported, outcome.kind === 'hosted'));
+    if (outcome.kind === 'exported' && outcome.docsCommit) outputs[Output.DocsCommit] = outcome.docsCommit.sha;
+    if (outcome.kind === 'hosted') {
+      outputs[Output.ArchivePath] = outcome.archive.path;
+      outputs[Output.ArchiveSha256] = outcome.archive.sha256;
+    }
+  }
+  // The pull request: the one this run wrote, or, when it left things as they are, the one that waits.
+  const pending = config ? (config.pending && config.number !== undefined ? { number: config.number, url: config.url! } : undefined) : current?.pending;
+  if (current) {
+    outputs[Output.ConfigChanged] = String(config ? config.changed : current.pending !== undefined);
+    outputs[Output.PullRequestOperation] = config?.operation ?? 'none';
+    const named = config?.number !== undefined ? { number: config.number, url: config.url! } : current.pending;
+    if (named) {
+      outputs[Output.PullRequestNumber] = String(named.number);
+      outputs[Output.PullRequestUrl] = named.url;
+    }
+  }
+  const baseBranch = config?.baseBranch ?? current?.facts.base.branch;
+  const deployedLink = config ? config.deployedLink : current?.deployedLink;
+  const guard = current && baseBranch ? guardDeployed({ deployedLink, pending, path: inputs.config!.path, baseBranch, marginMs: inputs.linkMarginMs, now: Date.now() }) : undefined;
+  if (guard) {
+    const kind = deployedLink ? linkKind(deployedLink) : undefined;
+    outputs[Output.DeployedExpiresAt] = guard.expiresAt ? guard.expiresAt.toISOString() : kind?.kind === 'hosted' ? 'never' : '';
+  }
+  for (const [name, value] of Object.entries(outputs)) if (value !== undefined) core.setOutput(name, value);
+  if (guard?.level === 'warn') core.warning(guard.message!);
+  await writeSummary(outcome, inputs, current, guard, pending);
+  if (guard?.level === 'fail') core.setFailed(guard.message!);
+}
+
+async function writeSummary(outcome: Outcome, inputs: PublishInputs, current: CurrentConfig | undefined, guard: DeployedGuard | undefined, pending: { number: number; url: string } | undefined): Promise<void> {
+  const target = inputs.config;
+  if (outcome.kind === 'left') {
+    await writeLeftSummary(outcome.validity, outcome.heading, target!, inputs.domain, { baseBranch: current!.facts.base.branch, pending, guard: guard!, rebuilt: outcome.rebuilt !== undefined && outcome.rebuilt.operation !== 'none' });
+    return;
+  }
+  const configSummary = outcome.config && target ? { target, update: outcome.config } : undefined;
+  const diff = outcome.contentDiffText ?? contentDiffSection(outcome.contentDiff, outcome.config?.deployedLink);
+  if (outcome.kind === 'hosted') {
+    const { exported, archive } = outcome;
+    await writeHostedSummary(exported.bundle.bundleUrl, exported.bundle.expiresAt, archive, outcome.sha256Checked, configSummary!, guard, diff);
+    return;
+  }
+  await writePublishSummary(outcome.exported, inputs.domain, configSummary, outcome.shortLink, outcome.site, outcome.docsCommit, guard, diff);
+}
+
+/** The outputs that describe the export and its link; a hosted URL has no status or page count of its own here. */
+function exportOutputs({ job, bundle }: ExportResult, hosted = false): Record<string, string> {
+  return {
+    [Output.JobId]: job.jobId,
+    ...(hosted ? {} : { [Output.Status]: job.status, [Output.PageCount]: String(job.pageCount) }),
+    [Output.BundleUrl]: bundle.bundleUrl,
+    [Output.ExpiresAt]: bundle.expiresAt === 'never' ? 'never' : new Date(bundle.expiresAt).toISOString(),
+    [Output.SizeBytes]: String(bundle.sizeBytes)
+  };
+}
+
+/** The one report of a failed run: what the step got to (the export's outputs), what failed and what to do. */
+async function reportFailure(error: unknown, inputs: PublishInputs, plan: ExportPlan | undefined, progress: Progress, client: ApiClient): Promise<void> {
+  const { jobId, exported } = progress;
+  const failedJob = error instanceof ExportFailedError ? error.job : exportTimeout(error)?.last;
+  const outputs: Record<string, string> = exported ? exportOutputs(exported, inputs.durable !== undefined) : jobId ? { [Output.JobId]: jobId } : {};
+  if (failedJob) outputs[Output.Status] = failedJob.status;
+  if (progress.docsCommit) outputs[Output.DocsCommit] = progress.docsCommit;
+  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value);
+  const said = explainPublishError(error, inputs, plan, jobId ?? exported?.job.jobId);
+  // After an export, say how to go on without exporting again, and what branch the run left behind.
+  const branchLeft = error instanceof PullRequestError ? error.branchLeft : undefined;
+  const message = exported ? leftAfterExport(said, { jobId: exported.job.jobId, branchLeft, repo: inputs.config?.repo }) : said;
+  core.setFailed(message);
+  const deploymentLog = error instanceof DeploymentFailedError ? error.deployment.logs.slice(-LOG_LINES_SHOWN) : undefined;
+  if (deploymentLog?.length) core.info(`The deployment's last ${deploymentLog.length} log lines:\n${deploymentLog.map((line) => `  ${line}`).join('\n')}`);
+  await writeFailureSummary({
+    domain: inputs.domain,
+    jobId: jobId ?? exported?.job.jobId,
+    job: failedJob,
+    message,
+    exported: exported !== undefined,
+    configured: inputs.config !== undefined,
+    deploymentLog,
+    unnamedJobs: jobId ? unnamedJobs(client, jobId) : undefined,
+    jobGoesOn: exportTimeout(error) !== undefined,
+    contentDiff: error instanceof ContentGateError ? contentDiffSection(progress.contentDiff) : undefined
+  });
 }
 
 /** GitHub's compare of two commits of the pushed repository; a failure is the reason there is no answer. */
@@ -237,74 +623,13 @@ async function download(
   if (!downloaded.renewed) return { exported, site, contentDiff };
   // The link expired on the way and was renewed: the outputs and the pull request carry the new one.
   const renewed = { ...exported, bundle: downloaded.bundle as typeof exported.bundle };
-  setExportOutputs(renewed);
+  maskLink(renewed.bundle.bundleUrl);
   return { exported: renewed, site, contentDiff };
 }
 
 /** Fresh links for production's export when its own link no longer works; none without an api-key. */
 function freshLinks(client: ApiClient, inputs: PublishInputs): ((jobId: string) => Promise<Bundle>) | undefined {
   return inputs.apiKey ? (jobId) => generateBundle(client, jobId) : undefined;
-}
-
-interface CurrentConfig {
-  /** The values file on the base branch: what is deployed. */
-  base: BaseFile & { text: string };
-  /** The link in the base's file: what production serves. */
-  deployedLink?: string;
-  /** The link to judge and renew: the open pull request's, when one proposes a link, else the base's. */
-  link?: string;
-  /** The open pull request, when one changes what is deployed. */
-  pending?: { number: number; url: string };
-}
-
-/**
- * Reads what is deployed (the values file on the base: a missing or malformed one fails before any
- * export) and what is proposed (the open pull request). A renewal judges the link the pull request
- * proposes, when there is one: renewing the base's older export would push a newer, unmerged one out
- * of review. The deployed link is judged on its own, by the guard.
- */
-async function readCurrent(octokit: Octokit, inputs: PublishInputs): Promise<CurrentConfig> {
-  const target = inputs.config!;
-  const base = await readConfigFile(octokit, target);
-  refuseBeforeExport({ target, base });
-  // A file this action cannot edit (malformed, the block behind an alias) fails here, before any
-  // export: the edit itself is tried with a placeholder link.
-  checkPatchable(target.path, base.text, target.key, inputs.version);
-  const baseLink = linkIn(target, base.text);
-  if (baseLink) maskLink(baseLink);
-  const proposed = await readOpenProposal(octokit, target.repo, target.prBranch, base, target.path);
-  const proposedLink = linkIn(target, proposed?.text);
-  if (proposedLink) maskLink(proposedLink);
-  const pending = proposed && proposesChange(target, base.text, proposed.text) ? { number: proposed.number, url: proposed.url } : undefined;
-  if (!proposed || !proposedLink || proposedLink === baseLink) return { base, deployedLink: baseLink, link: baseLink, pending };
-  if (inputs.plan === 'auto' || inputs.minValidityMs !== undefined) {
-    core.info(`Pull request #${proposed.number} proposes ${jobIdFromLink(proposedLink) ?? redactLink(proposedLink)}, not yet merged: judging and renewing that link; the one on ${base.branch} is judged by the guard.`);
-  }
-  return { base, deployedLink: baseLink, link: proposedLink, pending };
-}
-
-/** True when merging the pull request's file would change production's settings (a file it cannot read counts as a change). */
-function proposesChange(target: { path: string; key: string }, deployed: string, proposed: string | undefined): boolean {
-  if (proposed === undefined) return false;
-  try {
-    return settingChanges(target.path, target.key, deployed, proposed).length > 0;
-  } catch {
-    return true;
-  }
-}
-
-function proposedOrDeployed(current: CurrentConfig): string {
-  return current.pending ? `Pull request #${current.pending.number}` : `${current.base.branch}`;
-}
-
-/** The guard on the link production serves, with its outputs and its annotation. */
-function guardProduction(inputs: PublishInputs, baseBranch: string, deployedLink: string | undefined, pending: { number?: number; url?: string } | undefined): DeployedGuard {
-  const target = inputs.config!;
-  const guard = guardDeployed({ deployedLink, pending, path: target.path, baseBranch, marginMs: inputs.linkMarginMs, now: Date.now() });
-  const kind = deployedLink ? linkKind(deployedLink) : undefined;
-  core.setOutput(Output.DeployedExpiresAt, guard.expiresAt ? guard.expiresAt.toISOString() : kind?.kind === 'hosted' ? 'never' : '');
-  if (guard.level === 'warn') core.warning(guard.message!);
-  return guard;
 }
 
 /** The platform's createdAt of an export, to order proposals; undefined when the job is gone. */
@@ -317,156 +642,7 @@ async function exportCreatedAt(client: ApiClient, jobId: string): Promise<string
   }
 }
 
-/** The export to run: as the inputs say, or for job-id: auto, the job the current link names. */
-function exportPlan(inputs: PublishInputs, currentLink: string | undefined): ExportPlan {
-  if (inputs.plan !== 'auto') return inputs.plan;
-  const plan = renewalPlan(currentLink, inputs.request);
-  if ('impossible' in plan) throw new InputError(PublishInput.Domain, plan.impossible);
-  core.info(plan.note);
-  return plan;
-}
-
-async function reportSkip(current: CurrentConfig, validity: Validity, inputs: PublishInputs): Promise<void> {
-  core.setOutput(Output.Skipped, 'true');
-  core.setOutput(Output.SkipReason, validity.reason);
-  if (validity.hosted) core.setOutput(Output.ExpiresAt, 'never');
-  if (validity.expiresAt) core.setOutput(Output.ExpiresAt, validity.expiresAt.toISOString());
-  core.setOutput(Output.ConfigChanged, String(current.pending !== undefined));
-  core.setOutput(Output.PullRequestOperation, 'none');
-  // A run that leaves the pull request as it is still names it.
-  if (current.pending) {
-    core.setOutput(Output.PullRequestNumber, String(current.pending.number));
-    core.setOutput(Output.PullRequestUrl, current.pending.url);
-  }
-  const guard = guardProduction(inputs, current.base.branch, current.deployedLink, current.pending);
-  await writeSkipSummary(validity, inputs.config!, inputs.domain, { baseBranch: current.base.branch, pending: current.pending, guard });
-  if (guard.level === 'fail') core.setFailed(guard.message!);
-}
-
-/**
- * bundle-url-template: the export was done and kept by an earlier step, and the archive uploaded to
- * the team's storage. Check that the URL serves that archive to anyone, as a pod would fetch it,
- * then propose it. Nothing is sent to the platform but, with an api-key, one status request for when
- * the export was made (the order rule).
- */
-async function proposeHostedUrl(
-  client: ApiClient,
-  octokit: Octokit,
-  inputs: PublishInputs,
-  current: CurrentConfig,
-  deadline: Deadline,
-  cancellation: Cancellation,
-  onDiff: (diff: ContentDiff) => void
-): Promise<void> {
-  const currentLink = current.link;
-  const hosted = inputs.durable!;
-  const plan = inputs.plan;
-  const jobId =
-    plan === 'auto' ? (currentLink && (jobIdFromDurableUrl(hosted.template, currentLink) ?? jobIdFromLink(currentLink))) : 'reuse' in plan ? plan.reuse : undefined;
-  if (!jobId) throw new InputError(PublishInput.JobId, 'auto found no export job id in the link in config-path. Give the job-id output of the step that exported and kept the archive.');
-  if (!hosted.archive) throw new InputError(PublishInput.ArchivePath, ARCHIVE_PATH_NEEDED);
-  const archive = await readArchive(PublishInput.ArchivePath, hosted.archive.path);
-  const url = durableUrl(hosted.template, jobId);
-  // A signed template (an Azure SAS, a presigned URL of the team's) is masked and expires like the platform's links.
-  maskLink(url);
-  const expiresAt = linkExpiry(url)?.toISOString() ?? 'never';
-  core.info(`Checking ${redactLink(url)} as a pod would fetch it (a GET without credentials)…`);
-  const check = await checkAsPod(url, {
-    expectedBytes: archive.bytes,
-    sha256: hosted.checkSha256 ? archive.sha256 : undefined,
-    deadline,
-    signal: cancellation.signal,
-    log: (line) => core.info(line),
-    requestTimeoutMs: inputs.requestTimeoutMs
-  });
-  core.info(`${redactLink(url)} answers 200 to anyone: ${formatBytes(check.bytes)} of gzip${check.sha256Checked ? ', the same SHA-256 as the kept archive' : ''}.`);
-  // With an api-key the platform says when the export was made, so the order rule can compare it with
-  // an open proposal; without one, a proposal of another export is left alone (see proposal.ts).
-  const now = new Date().toISOString();
-  const job = inputs.apiKey ? await getExport(client, jobId) : { jobId, status: 'completed' as const, progress: 100, pageCount: 0, createdAt: now, updatedAt: now };
-  const exported: ExportResult = {
-    job,
-    bundle: { jobId, bundleUrl: url, sizeBytes: archive.bytes, expiresAt },
-    started: false,
-    waitedMs: 0
-  };
-  core.setOutput(Output.JobId, jobId);
-  core.setOutput(Output.BundleUrl, url);
-  core.setOutput(Output.ExpiresAt, expiresAt);
-  core.setOutput(Output.SizeBytes, String(archive.bytes));
-  core.setOutput(Output.ArchivePath, hosted.archive.path);
-  core.setOutput(Output.ArchiveSha256, archive.sha256);
-  // The kept archive is the new export: compared with production's before the URL is proposed.
-  const deployedLink = current.deployedLink;
-  const deployedJobId = deployedLink && (jobIdFromDurableUrl(hosted.template, deployedLink) ?? jobIdFromLink(deployedLink));
-  const contentDiff: ContentDiff =
-    deployedJobId === jobId
-      ? { kind: 'renewal', jobId }
-      : await unpackArchiveFile(hosted.archive.path, cancellation.signal, (root) =>
-          diffWithProduction({ deployedLink, deployedJobId, proposedRoot: root, freshLink: freshLinks(client, inputs), deadline, signal: cancellation.signal })
-        );
-  onDiff(contentDiff);
-  await judgeContent(contentDiff, inputs.contentGate, jobId);
-  const update = await proposeConfig(octokit, inputs, exported, {
-    base: current.base,
-    createdAtOf: inputs.apiKey ? (id) => exportCreatedAt(client, id) : undefined,
-    hosted: { sha256: archive.sha256, sha256Checked: check.sha256Checked },
-    contentDiff
-  });
-  const guard = guardProduction(inputs, update.baseBranch, update.deployedLink, update.pending ? update : undefined);
-  await writeHostedSummary(url, expiresAt, archive, check.sha256Checked, { target: inputs.config!, update }, guard, contentDiffSection(contentDiff, update.deployedLink));
-  if (guard.level === 'fail') core.setFailed(guard.message!);
-}
-
-async function proposeConfig(
-  octokit: Octokit,
-  inputs: PublishInputs,
-  exported: ExportResult,
-  extra: Pick<ProposalContext, 'base' | 'createdAtOf'> & Partial<Pick<PublishedBundle, 'renewal' | 'shortLink' | 'hosted' | 'docsCommit' | 'contentDiff'>>
-): Promise<ConfigUpdate> {
-  const { renewal, shortLink, hosted, docsCommit, contentDiff } = extra;
-  const target = inputs.config!;
-  const where = `${target.path} in ${target.repo.owner}/${target.repo.repo}`;
-  core.info(`${target.dryRun ? 'Dry run: computing' : 'Proposing'} the change to ${where}…`);
-  const update = await updateDeploymentConfig(octokit, target, {
-    domain: inputs.domain,
-    job: exported.job,
-    bundle: exported.bundle,
-    version: inputs.version,
-    renewal,
-    shortLink,
-    hosted,
-    docsCommit,
-    contentDiff
-  }, { base: extra.base, createdAtOf: extra.createdAtOf, warn: (line) => core.warning(line) });
-  if (update.kept) core.notice(update.kept);
-  core.setOutput(Output.ConfigChanged, String(update.changed));
-  core.setOutput(Output.PullRequestOperation, update.operation);
-  if (update.number !== undefined) core.setOutput(Output.PullRequestNumber, String(update.number));
-  if (update.url !== undefined) core.setOutput(Output.PullRequestUrl, update.url);
-  for (const change of update.changes) {
-    const [before, after] = showChange(change);
-    core.info(`  ${change.key}: ${before} → ${after}`);
-  }
-  if (!update.changed) core.info(`${where} on ${update.baseBranch} already holds these values: no pull request needed.`);
-  else if (target.dryRun) core.info(`Dry run: ${update.changes.length} setting(s) would change; nothing was written.`);
-  else if (update.operation === 'none') core.info(`Pull request #${update.number} is already current: ${update.url}`);
-  else core.info(`Pull request #${update.number} ${update.operation}: ${update.url}`);
-  return update;
-}
-
 /** Masks a link before anything can print it: the runner then hides it in every later log line. */
 function maskLink(link: string): void {
   for (const secret of linkSecrets(link)) core.setSecret(secret);
 }
-
-function setExportOutputs({ job, bundle }: ExportResult): void {
-  maskLink(bundle.bundleUrl);
-  core.setOutput(Output.JobId, job.jobId);
-  core.setOutput(Output.Status, job.status);
-  core.setOutput(Output.PageCount, String(job.pageCount));
-  core.setOutput(Output.BundleUrl, bundle.bundleUrl);
-  core.setOutput(Output.ExpiresAt, new Date(bundle.expiresAt).toISOString());
-  core.setOutput(Output.SizeBytes, String(bundle.sizeBytes));
-}
-

@@ -176,11 +176,13 @@ export async function writeHostedSummary(
   await core.summary.write();
 }
 
-export async function writeSkipSummary(
+/** A run that left everything as it is: the link is valid long enough, never expires, or its export was turned down. */
+export async function writeLeftSummary(
   validity: Validity,
+  why: 'valid' | 'hosted' | 'vetoed',
   target: ConfigTarget,
   domain: string | undefined,
-  facts: { baseBranch: string; link?: string; pending?: { number: number; url: string }; guard: DeployedGuard }
+  facts: { baseBranch: string; link?: string; pending?: { number: number; url: string }; guard: DeployedGuard; rebuilt?: boolean }
 ): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   addGuard(facts.guard);
@@ -189,11 +191,15 @@ export async function writeSkipSummary(
   const deployed = facts.pending
     ? ` Production (<code>${escapeHtml(target.path)}</code> on <code>${escapeHtml(facts.baseBranch)}</code>) keeps its own link until the pull request is merged${facts.guard.expiresAt ? `; that link expires ${escapeHtml(formatInstant(facts.guard.expiresAt.toISOString()))}` : ''}.`
     : '';
-  await core.summary
-    .addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${validity.hosted ? 'hosted URL, nothing to renew' : 'link still valid, nothing to do'}`, 2)
-    .addRaw(`<p>${escapeHtml(validity.reason)}</p>`, true)
-    .addRaw(`<p>${judged} ${expires}.${deployed} No request was sent to the platform and no pull request was touched.</p>`, true)
-    .write();
+  const heading = { valid: 'link still valid, nothing to do', hosted: 'hosted URL, nothing to renew', vetoed: 'turned down in review, nothing proposed' }[why];
+  core.summary.addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${heading}`, 2).addRaw(`<p>${escapeHtml(validity.reason)}</p>`, true);
+  const touched =
+    facts.rebuilt && facts.pending
+      ? `No request was sent to the platform. The base moved under <a href="${escapeHtml(facts.pending.url)}">pull request #${facts.pending.number}</a>, so it was rebuilt on the base's current file, its settings and people's changes kept.`
+      : 'No request was sent to the platform and no pull request was touched.';
+  if (why !== 'vetoed') core.summary.addRaw(`<p>${judged} ${expires}.${deployed} ${touched}</p>`, true);
+  else core.summary.addRaw(`<p>${touched}${deployed}</p>`, true);
+  await core.summary.write();
 }
 
 /** What the failure means for the user, said only of what the step was set up to do. */
