@@ -108,16 +108,17 @@ async function formatOfFile(file: string): Promise<ArchiveFormat> {
 }
 
 /**
- * Sets the outputs, writes the whole list to the report file and says it in the log; then the gate:
- * a refused export throws, before anything is proposed.
+ * Writes the whole list to the report file, adds its outputs to `outputs` (the run reports them with
+ * the rest, refused or not) and says it in the log; then the gate: a refused export throws, before
+ * anything is proposed.
  */
-export async function judgeContent(diff: ContentDiff, gate: GateSettings, jobId: string): Promise<void> {
+export async function judgeContent(diff: ContentDiff, gate: GateSettings, jobId: string, outputs: Record<string, string>): Promise<void> {
   const refused = refusal(diff, gate);
   const report = reportOf(diff, jobId, refused);
   const path = runnerTempPath('static-export-content-diff.json');
   await writeFile(path, `${JSON.stringify(report, null, 2)}\n`);
-  core.setOutput(Output.ContentDiffPath, path);
-  core.setOutput(Output.ContentDiff, JSON.stringify({ status: report.status, ...report.counts }));
+  outputs[Output.ContentDiffPath] = path;
+  outputs[Output.ContentDiff] = JSON.stringify({ status: report.status, ...report.counts });
   core.info(logLine(diff));
   if (diff.kind === 'first') core.notice(`Nothing is deployed yet, so the new export (${diff.proposedPages} pages) is the first: there is nothing to compare it with.`);
   if (refused) throw new ContentGateError(refused);

@@ -106,7 +106,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     ? githubClient(inputs.config.token, { deadline, requestTimeoutMs: inputs.requestTimeoutMs, signal: cancellation.signal, log: (line) => core.info(line) })
     : undefined;
   let plan: RunPlan | undefined;
-  const progress: Progress = {};
+  const progress: Progress = { outputs: {} };
   cancellation.note = 'The step stopped before an export job was started.';
   try {
     // Read. What can fail without an export fails first: a download-path that holds files, a values
@@ -126,7 +126,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
           ? await proposeHostedUrl(client, octokit!, inputs, current!, plan.jobId, deadline, cancellation, progress)
           : await exportAndPropose(client, octokit, inputs, current, plan, deadline, cancellation, progress);
     // Report.
-    await report(outcome, inputs, current);
+    await report(outcome, inputs, current, progress.outputs);
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;
     await reportFailure(error, inputs, plan?.kind === 'export' ? plan.plan : undefined, progress, client);
@@ -135,13 +135,15 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
   }
 }
 
-/** What the apply step got to, for the report of a failure. */
+/** What the apply step got to: for the report, of a success or of a failure. */
 interface Progress {
   /** The docs commit the platform published before the export. */
   docsCommit?: string;
   jobId?: string;
   exported?: ExportResult;
   contentDiff?: ContentDiff;
+  /** Outputs of the steps taken (the download's, the content diff's): written by the report, with the rest. */
+  outputs: Record<string, string>;
 }
 
 /**
@@ -299,7 +301,7 @@ async function exportAndPropose(
   const compare = current !== undefined && !proposedAlready && (current.deployedLink === undefined || jobIdFromLink(current.deployedLink) !== jobId);
   let site: DownloadedSite | undefined;
   let contentDiff: ContentDiff | undefined;
-  if (inputs.download || inputs.keepArchive || compare) ({ exported, site, contentDiff } = await download(client, exported, inputs, cancellation, deadline, compare ? current : undefined));
+  if (inputs.download || inputs.keepArchive || compare) ({ exported, site, contentDiff } = await download(client, exported, inputs, cancellation, deadline, progress.outputs, compare ? current : undefined));
   progress.exported = exported;
   progress.contentDiff = contentDiff;
   let contentDiffText: string | undefined;
@@ -406,7 +408,7 @@ async function judgeUnlessProposed(
   }
   const contentDiff = await compare();
   progress.contentDiff = contentDiff;
-  await judgeContent(contentDiff, inputs.contentGate, jobId);
+  await judgeContent(contentDiff, inputs.contentGate, jobId, progress.outputs);
   return { contentDiff };
 }
 
@@ -445,8 +447,8 @@ async function proposeConfig(
 }
 
 /** The one report of a run that did not fail: its outputs, the guard on production's link, the summary. */
-async function report(outcome: Outcome, inputs: PublishInputs, current: CurrentConfig | undefined): Promise<void> {
-  const outputs: Partial<Record<string, string>> = {};
+async function report(outcome: Outcome, inputs: PublishInputs, current: CurrentConfig | undefined, stepOutputs: Record<string, string>): Promise<void> {
+  const outputs: Partial<Record<string, string>> = { ...stepOutputs };
   const config = outcome.kind === 'left' ? outcome.rebuilt : outcome.config;
   if (outcome.kind === 'left') {
     const { validity } = outcome;
@@ -517,7 +519,7 @@ function exportOutputs({ job, bundle }: ExportResult, hosted = false): Record<st
 async function reportFailure(error: unknown, inputs: PublishInputs, plan: ExportPlan | undefined, progress: Progress, client: ApiClient): Promise<void> {
   const { jobId, exported } = progress;
   const failedJob = error instanceof ExportFailedError ? error.job : exportTimeout(error)?.last;
-  const outputs: Record<string, string> = exported ? exportOutputs(exported, inputs.durable !== undefined) : jobId ? { [Output.JobId]: jobId } : {};
+  const outputs: Record<string, string> = { ...progress.outputs, ...(exported ? exportOutputs(exported, inputs.durable !== undefined) : jobId ? { [Output.JobId]: jobId } : {}) };
   if (failedJob) outputs[Output.Status] = failedJob.status;
   if (progress.docsCommit) outputs[Output.DocsCommit] = progress.docsCommit;
   for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value);
@@ -567,13 +569,14 @@ function unnamedJobs(client: ApiClient, followed: string): string | undefined {
   );
 }
 
-/** `compareWith`: compare the site with production's export, while it is unpacked. */
+/** `compareWith`: compare the site with production's export as both stream. Its outputs go to `outputs`, for the report. */
 async function download(
   client: ApiClient,
   exported: ExportResult,
   inputs: PublishInputs,
   cancellation: Cancellation,
   deadline: Deadline,
+  outputs: Record<string, string>,
   compareWith?: CurrentConfig
 ): Promise<{ exported: ExportResult; site?: DownloadedSite; contentDiff?: ContentDiff }> {
   const target = inputs.download;
@@ -607,17 +610,17 @@ async function download(
   } finally {
     if (!target) await rm(directory, { recursive: true, force: true });
   }
-  core.setOutput(Output.BundleSha256, downloaded.sha256);
+  outputs[Output.BundleSha256] = downloaded.sha256;
   if (target) {
-    core.setOutput(Output.BundlePath, downloaded.path);
-    core.setOutput(Output.BundleFiles, String(downloaded.files));
+    outputs[Output.BundlePath] = downloaded.path;
+    outputs[Output.BundleFiles] = String(downloaded.files);
   }
   const kept = downloaded.kept && { path: inputs.keepArchive!.given, bytes: downloaded.kept.bytes, sha256: downloaded.kept.sha256 };
   const site = (target || kept) && { path: target?.given, kept, files: downloaded.files, unpackedBytes: downloaded.unpackedBytes, archiveBytes: downloaded.bytes, sha256: downloaded.sha256 };
   if (downloaded.kept) {
-    core.setOutput(Output.ArchivePath, downloaded.kept.path);
-    core.setOutput(Output.ArchiveSha256, downloaded.kept.sha256);
-    core.setOutput(Output.ArchiveSha256Path, downloaded.kept.sha256Path);
+    outputs[Output.ArchivePath] = downloaded.kept.path;
+    outputs[Output.ArchiveSha256] = downloaded.kept.sha256;
+    outputs[Output.ArchiveSha256Path] = downloaded.kept.sha256Path;
     core.info(`Kept the archive as served (${formatBytes(downloaded.kept.bytes)}) at ${inputs.keepArchive!.given}, its SHA-256 in ${inputs.keepArchive!.given}.sha256.`);
   }
   if (!downloaded.renewed) return { exported, site, contentDiff };
