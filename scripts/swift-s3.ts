@@ -118,9 +118,11 @@ export async function startSwiftS3(): Promise<SwiftS3> {
       const response = await fetch(new URL(path, endpoint), { method, headers: signed, body: method === 'GET' || method === 'HEAD' ? undefined : body });
       return { status: response.status, text: await response.text() };
     };
-    const must = async (what: string, result: Promise<{ status: number; text: string }>) => {
-      const { status, text } = await result;
-      if (status < 200 || status >= 300) throw new Error(`${what}: ${status} ${text.slice(0, 300)}`);
+    // A busy machine starves Swift's own servers, and s3api answers 503 SlowDown for them: ask again.
+    const must = async (what: string, send: () => Promise<{ status: number; text: string }>) => {
+      let last = { status: 0, text: '' };
+      await waitFor(async () => (last = await send()).status !== 503, what).catch(() => undefined);
+      if (last.status < 200 || last.status >= 300) throw new Error(`${what}: ${last.status} ${last.text.slice(0, 300)}`);
     };
     // The first authenticated request makes the account; a bucket needs it, so ask until it exists.
     await waitFor(async () => (await s3('GET', '/')).status === 200, 'the S3 account listing');
@@ -128,8 +130,8 @@ export async function startSwiftS3(): Promise<SwiftS3> {
       endpoint,
       accessKey: ACCESS_KEY,
       secretKey: SECRET_KEY,
-      createBucket: (bucket, acl = 'private') => must(`create bucket ${bucket}`, s3('PUT', `/${bucket}`, Buffer.alloc(0), { 'x-amz-acl': acl })),
-      putObject: (bucket, key, body) => must(`put ${bucket}/${key}`, s3('PUT', `/${bucket}/${key}`, body, { 'content-type': 'application/gzip' })),
+      createBucket: (bucket, acl = 'private') => must(`create bucket ${bucket}`, () => s3('PUT', `/${bucket}`, Buffer.alloc(0), { 'x-amz-acl': acl })),
+      putObject: (bucket, key, body) => must(`put ${bucket}/${key}`, () => s3('PUT', `/${bucket}/${key}`, body, { 'content-type': 'application/gzip' })),
       anonymousUrl: (bucket, key) => `${endpoint}/v1/${ACCOUNT}/${bucket}/${key}`,
       s3,
       stop
