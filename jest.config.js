@@ -24,6 +24,9 @@ export default {
     ]
   },
   testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
+  // The network guard: tests and the processes they start reach loopback only (__tests__/setup/).
+  globalSetup: '<rootDir>/__tests__/setup/global-setup.mjs',
+  setupFilesAfterEnv: ['<rootDir>/__tests__/setup/after-each.mjs'],
   // End-to-end tests start child processes and servers; two cores, so keep the pool small.
   maxWorkers: 2,
   testTimeout: 60000

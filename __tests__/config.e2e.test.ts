@@ -12,7 +12,7 @@ const REPO = 'acme/deploy';
 const TOKEN = 'ghs_emulator_token';
 const fixture = (name: string) => readFileSync(`__tests__/fixtures/config/${name}`, 'utf8');
 const realValues = (name: string) => readFileSync(`__tests__/fixtures/values-real/${name}`, 'utf8');
-const OLD_LINK = /"https:\/\/mintlify-static-exports\.s3\.amazonaws\.com\/se_3f9a2c1b8e7d4a06\/bundle\.tar\.gz\?[^"]+"/;
+const OLD_LINK = /"https:\/\/static-exports\.s3\.invalid\/se_3f9a2c1b8e7d4a06\/bundle\.tar\.gz\?[^"]+"/;
 
 let platform: PlatformEmulator;
 let github: GitHubEmulator;
@@ -64,7 +64,7 @@ describe('the configuration pull request', () => {
     expect(pull.body).toMatch(/\| Pages exported \| \d+ \|/);
     expect(pull.body).toMatch(/\| Bundle size \| [\d.]+ (B|KB) \|/);
     expect(pull.body).toMatch(/\| New link expires \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
-    expect(pull.body).toContain('| `staticExport.bundleUrl` | before: `https://mintlify-static-exports.s3.amazonaws.com` `/se_3f9a2c1b8e7d4a06/bundle.tar.gz?…`');
+    expect(pull.body).toContain('| `staticExport.bundleUrl` | before: `https://static-exports.s3.invalid` `/se_3f9a2c1b8e7d4a06/bundle.tar.gz?…`');
     expect(pull.body).toContain(`/bundles/${first}/bundle.tar.gz?…\``);
     expect(pull.body).toContain('fetches the new bundle at its next rollout');
     expect(pull.body).not.toMatch(/X-Amz-Signature|aeeed9bb/);

@@ -48,7 +48,7 @@ afterEach(() => rmSync(workspace, { recursive: true, force: true }));
 /** A presigned link of the platform's shape that expires `hoursLeft` from now. */
 function presigned(jobId: string, hoursLeft: number, lifetimeHours = 168): string {
   const signedAt = new Date(Date.now() + (hoursLeft - lifetimeHours) * HOUR).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  return `https://mintlify-static-exports.s3.amazonaws.com/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${signedAt}&X-Amz-Expires=${lifetimeHours * 3600}&X-Amz-Signature=${'ab'.repeat(32)}`;
+  return `https://static-exports.s3.invalid/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${signedAt}&X-Amz-Expires=${lifetimeHours * 3600}&X-Amz-Signature=${'ab'.repeat(32)}`;
 }
 
 const values = (link: string, enabled = false) => `# Docs deployment\nreplicaCount: 2\n\nstaticExport:\n  enabled: ${enabled}\n  bundleUrl: "${link}"\n`;

@@ -27,7 +27,7 @@ beforeEach(() => {
 /** A presigned-S3-shaped link to a job's bundle, signed at `signedAt`, valid `seconds`. */
 function link(jobId: string, signedAt: number, seconds: number): string {
   const date = new Date(signedAt).toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
-  return `https://mintlify-static-exports.s3.amazonaws.com/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20261121%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=${date}&X-Amz-Expires=${seconds}&X-Amz-SignedHeaders=host&X-Amz-Signature=0f3c9d`;
+  return `https://static-exports.s3.invalid/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20261121%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=${date}&X-Amz-Expires=${seconds}&X-Amz-SignedHeaders=host&X-Amz-Signature=0f3c9d`;
 }
 
 const values = (bundleUrl: string) =>

@@ -20,7 +20,7 @@ const REPO = 'acme/deploy';
 const TOKEN = 'ghs_emulator_token';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const S3 = 'https://mintlify-static-exports.s3.us-east-1.amazonaws.com';
+const S3 = 'https://static-exports.s3.us-east-1.invalid';
 const PROFILE = { queuedMs: 50, runMs: 300, pageCount: 8 };
 /** Production's site, and the next export of it: a page added, one removed, two edited. */
 const PAGES = ['index.html', 'quickstart.html', 'guides/authentication.html', 'guides/self-hosting.html', 'guides/webhooks.html', 'api-reference/exports/create.html', 'api-reference/exports/status.html', 'changelog.html'];

@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export interface ActionRun {
   code: number | null;
@@ -47,8 +48,10 @@ export function startAction(bundle: string, inputs: Record<string, string>, env:
   for (const [name, value] of Object.entries(inputs)) {
     childEnv[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
   }
+  // Under the test suite, the action loads its network guard too (NETWORK_GUARD names the module).
+  const guard = process.env.NETWORK_GUARD ? ['--import', pathToFileURL(process.env.NETWORK_GUARD).href] : [];
   const started = Date.now();
-  const child = spawn(process.execPath, [resolve(bundle)], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...guard, resolve(bundle)], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   const listeners: Array<() => void> = [];
