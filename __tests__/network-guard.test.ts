@@ -1,7 +1,8 @@
 // The test suite's network guard (__tests__/setup/): a connection outside loopback fails, naming
 // the host, in the test's own process and in an action the runner emulator starts; loopback passes.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, type Server } from 'node:http';
+import { createServer, get as httpGet, type Server } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,13 @@ describe('in the test process', () => {
     expect(error.cause?.message).toContain('a connection to static-exports.s3.invalid:80 was refused');
     // The test that did it is failed by the set-up's afterEach; this one takes the record to pass.
     expect(takeViolations()).toEqual(['static-exports.s3.invalid:80']);
+  });
+
+  it('refuses a request of node:http and node:https, as the bundle download makes them', async () => {
+    const refused = (get: typeof httpGet, url: string) => new Promise<{ code?: string }>((resolve) => get(url, () => resolve({})).on('error', resolve));
+    expect((await refused(httpGet, 'http://static-exports.s3.invalid/se_1/bundle.tar.gz')).code).toBe('ENETGUARD');
+    expect((await refused(httpsGet, 'https://static-exports.s3.invalid/se_1/bundle.tar.gz')).code).toBe('ENETGUARD');
+    expect(takeViolations()).toEqual(['static-exports.s3.invalid:80', 'static-exports.s3.invalid:443']);
   });
 
   it('refuses an address outside loopback too (TEST-NET-1, never routed), over TLS as well', async () => {

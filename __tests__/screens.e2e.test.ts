@@ -184,7 +184,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
     const wide = `${body()}\n\n| setting | before | after |\n|---|---|---|\n| \`staticExport.bundleUrl\` | \`${link(older, Date.now() - 3 * DAY, 604_800)}\` | \`${full}\` |\n`;
     const { problems } = await screen.show('wide-value', wide, { breaks: true });
     console.log(`With a full signed link put back in a table, the check reports:\n${problems.join('\n')}`);
-    expect(problems).toEqual([expect.stringMatching(/^table "setting before after staticExport\.bundleUrl https:\/\/mintlify" is \d+ px wide in a 780 px column: it scrolls sideways and hides its right part$/)]);
+    expect(problems).toEqual([expect.stringMatching(/^table "setting before after staticExport\.bundleUrl https:\/\/static-e" is \d+ px wide in a 780 px column: it scrolls sideways and hides its right part$/)]);
   });
 });
 

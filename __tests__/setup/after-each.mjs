@@ -7,5 +7,5 @@ installNetworkGuard();
 
 afterEach(() => {
   const refused = takeViolations();
-  if (refused.length > 0) throw new Error(`This test connected outside loopback, to ${[...new Set(refused)].join(', ')}. Tests reach loopback only: serve it from an emulator on 127.0.0.1, or use a host under .invalid.`);
+  if (refused.length > 0) throw new Error(`This test connected outside loopback, to ${[...new Set(refused)].join(', ')}. Tests reach loopback only: serve it from an emulator on 127.0.0.1 (a link the action downloads too).`);
 });

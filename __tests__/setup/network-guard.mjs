@@ -18,7 +18,8 @@ function target(args) {
   let first = args[0];
   // net.connect() and http hand the socket their normalized [options, callback] pair.
   if (Array.isArray(first)) first = first[0];
-  if (first !== null && typeof first === 'object') return first.path !== undefined ? { path: first.path } : { host: first.host ?? 'localhost', port: first.port };
+  // http hands `path: null` when there is none: only a string is a unix socket.
+  if (first !== null && typeof first === 'object') return typeof first.path === 'string' ? { path: first.path } : { host: first.host ?? 'localhost', port: first.port };
   if (typeof first === 'string' && !/^\d+$/.test(first)) return { path: first };
   return { host: typeof args[1] === 'string' ? args[1] : 'localhost', port: first };
 }
@@ -33,7 +34,7 @@ export function installNetworkGuard({ inChild = false } = {}) {
     const to = target(args);
     if (to.path !== undefined || isLoopback(to.host)) return connect.apply(this, args);
     const where = `${to.host}${to.port === undefined ? '' : `:${to.port}`}`;
-    const message = `Network guard: a connection to ${where} was refused. Tests reach loopback only: serve it from an emulator on 127.0.0.1, or use a host under .invalid that is never connected to.`;
+    const message = `Network guard: a connection to ${where} was refused. Tests reach loopback only: serve it from an emulator on 127.0.0.1 (a link the action downloads too).`;
     state.violations.push(where);
     if (inChild) {
       // A child's exit code is all its test sees: end it at once, saying why, so no test passes on
