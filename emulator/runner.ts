@@ -124,7 +124,7 @@ function unescapeCommandData(text: string): string {
 }
 
 /** GITHUB_OUTPUT holds `name<<DELIMITER\nvalue\nDELIMITER` blocks. */
-function parseOutputs(text: string): Record<string, string> {
+export function parseOutputs(text: string): Record<string, string> {
   const outputs: Record<string, string> = {};
   const block = /^(.+?)<<(.+)\n([\s\S]*?)\n\2$/gm;
   for (let match = block.exec(text); match; match = block.exec(text)) outputs[match[1]] = match[3];
