@@ -14,6 +14,13 @@ import { type ActionRun, parseOutputs, runnerLog } from '../emulator/runner.ts';
 import { Cancellation } from '../src/action/runtime.ts';
 import type { RunOptions } from '../src/publish/run.ts';
 
+/**
+ * Polls on a short beat, for tests whose export runs a fraction of a second on the emulator and that
+ * are not about when to poll (the schedule has its own tests): the default 10 s beat would wait out
+ * each. Inputs a user may give too.
+ */
+export const QUICK_POLLS = { 'min-poll-interval': '50ms', 'max-poll-interval': '250ms' };
+
 export type PublishRun = (cancellation?: Cancellation, options?: RunOptions) => Promise<void>;
 
 /**
