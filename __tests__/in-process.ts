@@ -47,17 +47,41 @@ let running = false;
 const summaryFile = join(mkdtempSync(join(tmpdir(), 'action-in-process-summary-')), 'summary');
 
 /** One step of the action: `inputs` as INPUT_*, `env` on top of the runner's variables. */
-export async function runInProcess(run: PublishRun, inputs: Record<string, string>, env: Record<string, string> = {}, options: RunOptions = { githubSecondMs: 1 }): Promise<ActionRun> {
+export async function runInProcess(
+  run: PublishRun,
+  inputs: Record<string, string>,
+  env: Record<string, string> = {},
+  options: RunOptions = { githubSecondMs: 1 },
+  onOutput?: (text: string) => void
+): Promise<ActionRun> {
   if (running) throw new Error('Another in-process run is going: runs in one process take turns (put each in inTurn()).');
   running = true;
   try {
-    return await runNow(run, inputs, env, options);
+    return await runNow(run, inputs, env, options, onOutput);
   } finally {
     running = false;
   }
 }
 
-async function runNow(run: PublishRun, inputs: Record<string, string>, env: Record<string, string>, options: RunOptions): Promise<ActionRun> {
+/** A run the test acts beside while it goes: `waitFor` resolves once the log shows `text`. */
+export function startInProcess(run: PublishRun, inputs: Record<string, string>, env: Record<string, string> = {}, options: RunOptions = { githubSecondMs: 1 }) {
+  let log = '';
+  const listeners: (() => void)[] = [];
+  const done = runInProcess(run, inputs, env, options, (text) => {
+    log += text;
+    for (const listener of listeners) listener();
+  });
+  const waitFor = (text: string | RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const shows = () => (typeof text === 'string' ? log.includes(text) : text.test(log));
+      if (shows()) return resolve();
+      listeners.push(() => shows() && resolve());
+      done.then(() => reject(new Error(`the run ended and its log never showed ${String(text)}:\n${log}`)), reject);
+    });
+  return { done, waitFor };
+}
+
+async function runNow(run: PublishRun, inputs: Record<string, string>, env: Record<string, string>, options: RunOptions, onOutput?: (text: string) => void): Promise<ActionRun> {
   const dir = mkdtempSync(join(tmpdir(), 'action-in-process-'));
   const outputFile = join(dir, 'output');
   writeFileSync(outputFile, '');
@@ -71,6 +95,7 @@ async function runNow(run: PublishRun, inputs: Record<string, string>, env: Reco
   const write = process.stdout.write.bind(process.stdout);
   process.stdout.write = ((chunk: string | Uint8Array) => {
     stdout += String(chunk);
+    onOutput?.(String(chunk));
     return true;
   }) as typeof process.stdout.write;
   process.exitCode = 0;
