@@ -24,7 +24,11 @@ export default {
     ]
   },
   testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
-  // End-to-end tests start child processes and servers; two cores, so keep the pool small.
-  maxWorkers: 2,
+  // The network guard: tests and the processes they start reach loopback only (__tests__/setup/).
+  globalSetup: '<rootDir>/__tests__/setup/global-setup.mjs',
+  setupFilesAfterEnv: ['<rootDir>/__tests__/setup/after-each.mjs'],
+  // Four workers on two cores: most files spend their time waiting on emulated jobs, deployments
+  // and child processes, not on the CPU (a run with two used about half of the machine).
+  maxWorkers: 4,
   testTimeout: 60000
 };

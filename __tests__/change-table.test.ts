@@ -5,7 +5,7 @@ import { changeRow, pullRequestBody, showChange } from '../src/publish/proposal.
 
 function presigned(jobId: string, signedAt: Date, lifetimeS: number, signature: string): string {
   const amzDate = signedAt.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
-  return `https://exports.s3.amazonaws.com/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${amzDate}&X-Amz-Expires=${lifetimeS}&X-Amz-Signature=${signature}`;
+  return `https://exports.s3.invalid/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${amzDate}&X-Amz-Expires=${lifetimeS}&X-Amz-Signature=${signature}`;
 }
 
 function cells(row: string): [string, string] {
@@ -18,8 +18,8 @@ describe('changeRow', () => {
     const before = presigned('se_d296aa', new Date('2026-11-20T10:00:00Z'), 604_800, 'a'.repeat(64));
     const after = presigned('se_d296aa', new Date('2026-11-24T10:00:00Z'), 604_800, 'b'.repeat(64));
     expect(changeRow({ key: 'staticExport.bundleUrl', before, after })).toBe(
-      '| `staticExport.bundleUrl` | before: `https://exports.s3.amazonaws.com` `/se_d296aa/bundle.tar.gz?…` (expires 2026-11-27 10:00 UTC)<br>' +
-        'after: `https://exports.s3.amazonaws.com` `/se_d296aa/bundle.tar.gz?…` (expires 2026-12-01 10:00 UTC) |'
+      '| `staticExport.bundleUrl` | before: `https://exports.s3.invalid` `/se_d296aa/bundle.tar.gz?…` (expires 2026-11-27 10:00 UTC)<br>' +
+        'after: `https://exports.s3.invalid` `/se_d296aa/bundle.tar.gz?…` (expires 2026-12-01 10:00 UTC) |'
     );
   });
 

@@ -1,27 +1,33 @@
-// End to end: dist/index.js keeps the deployment's values file current through one pull request,
-// against the platform emulator and the GitHub REST emulator (reached through GITHUB_API_URL, as
-// on GitHub Enterprise Server). Files are compared whole: only the changed values may differ.
+// The publish action keeps the deployment's values file current through one pull request, against
+// the platform emulator and the GitHub REST emulator (reached through GITHUB_API_URL, as on GitHub
+// Enterprise Server). Files are compared whole: only the changed values may differ.
+//
+// The real action runs in this process (in-process.ts) on a short beat; the README's workflows run
+// it through dist/index.js (readme-workflows.e2e).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { runAction } from '../emulator/runner.ts';
+import { valuesFixture } from './fixture-values.ts';
+import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
 
-const BUNDLE = 'dist/index.js';
 const REPO = 'acme/deploy';
 const TOKEN = 'ghs_emulator_token';
-const fixture = (name: string) => readFileSync(`__tests__/fixtures/config/${name}`, 'utf8');
+/** A fixture, production's link in it served by the platform emulator. */
+const fixture = (name: string) => valuesFixture(name, `${platform.url}/bundles`);
 const realValues = (name: string) => readFileSync(`__tests__/fixtures/values-real/${name}`, 'utf8');
-const OLD_LINK = /"https:\/\/mintlify-static-exports\.s3\.amazonaws\.com\/se_3f9a2c1b8e7d4a06\/bundle\.tar\.gz\?[^"]+"/;
+const OLD_LINK = /"[^"]*\/se_3f9a2c1b8e7d4a06\/bundle\.tar\.gz\?[^"]+"/;
 
 let platform: PlatformEmulator;
 let github: GitHubEmulator;
+let publish: PublishRun;
 // The platform's clock: links are signed with it, so a fixed clock gives the same link again.
 let now = Date.now();
 
 beforeAll(async () => {
   platform = await startPlatformEmulator({ clock: () => now });
   github = await startGitHubEmulator();
+  publish = await loadPublish(github.url);
 });
 afterAll(async () => {
   await platform.close();
@@ -35,13 +41,9 @@ beforeEach(() => {
   github.createRepo(REPO, { 'deploy/values.yaml': fixture('values.yaml'), 'deploy/values.json': fixture('values-4-spaces.json'), 'README.md': '# deploy\n' });
 });
 
-const env = { GITHUB_API_URL: '', GITHUB_REPOSITORY: REPO };
+const env = { GITHUB_REPOSITORY: REPO };
 const run = (inputs: Record<string, string>) =>
-  runAction(
-    BUNDLE,
-    { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': 'deploy/values.yaml', ...inputs },
-    { ...env, GITHUB_API_URL: github.url }
-  );
+  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': 'deploy/values.yaml', ...QUICK_POLLS, ...inputs }, env);
 const writes = () => github.requests.filter((r) => r.method !== 'GET');
 
 describe('the configuration pull request', () => {
@@ -64,7 +66,7 @@ describe('the configuration pull request', () => {
     expect(pull.body).toMatch(/\| Pages exported \| \d+ \|/);
     expect(pull.body).toMatch(/\| Bundle size \| [\d.]+ (B|KB) \|/);
     expect(pull.body).toMatch(/\| New link expires \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
-    expect(pull.body).toContain('| `staticExport.bundleUrl` | before: `https://mintlify-static-exports.s3.amazonaws.com` `/se_3f9a2c1b8e7d4a06/bundle.tar.gz?…`');
+    expect(pull.body).toContain(`| \`staticExport.bundleUrl\` | before: \`${platform.url}\` \`/bundles/se_3f9a2c1b8e7d4a06/bundle.tar.gz?…\``);
     expect(pull.body).toContain(`/bundles/${first}/bundle.tar.gz?…\``);
     expect(pull.body).toContain('fetches the new bundle at its next rollout');
     expect(pull.body).not.toMatch(/X-Amz-Signature|aeeed9bb/);
@@ -217,10 +219,10 @@ describe('nothing is written when it should not be', () => {
   it('a failed export changes no file and opens no pull request', async () => {
     const live = await startPlatformEmulator({ profile: { queuedMs: 100, runMs: 1500, failAt: 30 } });
     try {
-      const result = await runAction(
-        BUNDLE,
-        { 'api-key': DEFAULT_API_KEY, 'api-url': live.url, 'github-token': TOKEN, 'config-path': 'deploy/values.yaml', domain: 'docs.example.com' },
-        { ...env, GITHUB_API_URL: github.url }
+      const result = await runInProcess(
+        publish,
+        { 'api-key': DEFAULT_API_KEY, 'api-url': live.url, 'github-token': TOKEN, 'config-path': 'deploy/values.yaml', domain: 'docs.example.com', ...QUICK_POLLS },
+        env
       );
       expect(result.code).toBe(1);
       expect(result.outputs.status).toBe('failed');

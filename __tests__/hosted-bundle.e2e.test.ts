@@ -1,8 +1,12 @@
-// End to end through dist/index.js: links that outlive the review. One step exports and keeps the
-// archive as served (keep-archive); the team uploads it to its own storage; a second step checks
-// the URL as a pod would (anonymously) and proposes it (bundle-url-template), with no platform key.
-// The storage is a plain static file server, and OpenStack Swift with s3api (a real S3-compatible
-// server, started by scripts/swift-s3.ts) for a private bucket and a public-read one.
+// Links that outlive the review. One step exports and keeps the archive as served (keep-archive);
+// the team uploads it to its own storage; a second step checks the URL as a pod would (anonymously)
+// and proposes it (bundle-url-template), with no platform key. The storage is a plain static file
+// server, and OpenStack Swift with s3api (a real S3-compatible server, started by
+// scripts/swift-s3.ts) for a private bucket and a public-read one.
+//
+// The real publish action runs in this process (in-process.ts), over HTTP to the emulators and the
+// storage, polling the export on a short beat (QUICK_POLLS). readme-workflows.e2e runs the README's
+// hosted workflow through dist/index.js.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +15,7 @@ import { join } from 'node:path';
 import { buildZip, defaultSiteFiles } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { runAction } from '../emulator/runner.ts';
+import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
 import { type SwiftS3, startSwiftS3, swiftMissing } from '../scripts/swift-s3.ts';
 
@@ -21,11 +25,13 @@ let platform: PlatformEmulator;
 let github: GitHubEmulator;
 let files: StaticFileServer;
 let workspace: string;
+let publish: PublishRun;
 
 beforeAll(async () => {
   platform = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 } });
   github = await startGitHubEmulator();
   files = await startStaticFileServer();
+  publish = await loadPublish(github.url);
 });
 afterAll(async () => {
   await platform.close();
@@ -41,18 +47,18 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(workspace, { recursive: true, force: true }));
 
-const env = (extra: Record<string, string> = {}) => ({ GITHUB_WORKSPACE: workspace, GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO, ...extra });
+const env = (extra: Record<string, string> = {}) => ({ GITHUB_WORKSPACE: workspace, GITHUB_REPOSITORY: REPO, ...extra });
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const writes = () => github.requests.filter((r) => r.method !== 'GET');
 
 /** The exporting step: export, keep the archive. */
 const exportAndKeep = (inputs: Record<string, string> = {}, extraEnv: Record<string, string> = {}) =>
-  runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'keep-archive': 'out/bundle.tar.gz', ...inputs }, env(extraEnv));
+  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'keep-archive': 'out/bundle.tar.gz', ...QUICK_POLLS, ...inputs }, env(extraEnv));
 
 /** The proposing step: no api-key, the kept archive, the hosted URL. */
 const proposeHosted = (template: string, jobId: string, inputs: Record<string, string> = {}, extraEnv: Record<string, string> = {}) =>
-  runAction(
-    'dist/index.js',
+  runInProcess(
+    publish,
     {
       'api-url': platform.url,
       'job-id': jobId,
@@ -282,7 +288,7 @@ describe('bundle-url-template with a plain static file server', () => {
   });
 
   it('still needs api-key for a run that exports', async () => {
-    const run = await runAction('dist/index.js', { 'api-url': platform.url, domain: 'docs.example.com' }, env());
+    const run = await runInProcess(publish, { 'api-url': platform.url, domain: 'docs.example.com' }, env());
     expect(run.code).toBe(1);
     expect(run.log).toContain("::error::Input 'api-key': is required to export: pass your admin API key from a secret");
     expect(platform.requests).toEqual([]);

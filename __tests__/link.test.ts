@@ -3,7 +3,7 @@ import { jobIdFromLink, linkExpiry, linkSecrets, redactLink } from '../src/value
 
 const S3_SIGNATURE = 'aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404';
 const S3_V4 =
-  'https://mintlify-static-exports.s3.amazonaws.com/se_3f9a2c1b8e7d4a06/bundle.tar.gz' +
+  'https://static-exports.s3.invalid/se_3f9a2c1b8e7d4a06/bundle.tar.gz' +
   '?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Content-Sha256=UNSIGNED-PAYLOAD' +
   '&X-Amz-Credential=ASIAIOSFODNN7EXAMPLE%2F20261121%2Fus-east-1%2Fs3%2Faws4_request' +
   '&X-Amz-Date=20261121T230102Z&X-Amz-Expires=86400' +
@@ -13,7 +13,7 @@ const S3_V4 =
 const GCS_SIGNATURE =
   '3f2a9c1d7e5b8a4f6c0d2e9b1a7f3c5d8e0b4a6f2c9d1e7b5a3f8c0d6e2b9a4f1c7d5e3b8a0f6c2d9e1b7a5f3c8d0e6b4a2f9c1d7e5b3a8f0c6d2e9b1a7f4c5d8e0b3a6f2c9d1e7b5a4f8c0d6e3b9a2f1c7d5e8b4a0f6c3d9e2b7a5f1c8d0e6b4a3f9c2d7e5b1a8f0c6d3e9b2a7f4c5d8e1b0a6f3c9d2e7b5a4f8';
 const GCS_V4 =
-  'https://storage.googleapis.com/example-static-exports/exports/acme/se_3f9a2c1b8e7d4a06/bundle.tar.gz' +
+  'https://storage.gcs.invalid/example-static-exports/exports/acme/se_3f9a2c1b8e7d4a06/bundle.tar.gz' +
   '?X-Goog-Algorithm=GOOG4-RSA-SHA256' +
   '&X-Goog-Credential=exporter%40example-project.iam.gserviceaccount.com%2F20261121%2Fauto%2Fstorage%2Fgoog4_request' +
   `&X-Goog-Date=20261121T230102Z&X-Goog-Expires=900&X-Goog-SignedHeaders=host&X-Goog-Signature=${GCS_SIGNATURE}`;
@@ -32,7 +32,7 @@ const CLOUDFRONT =
 
 const S3_V2_SIGNATURE = 'vjbyPxybdZaNmGa%2ByT272YEAiv4%3D';
 const S3_V2 =
-  'https://mintlify-static-exports.s3.amazonaws.com/se_3f9a2c1b8e7d4a06/bundle.tar.gz' +
+  'https://static-exports.s3.invalid/se_3f9a2c1b8e7d4a06/bundle.tar.gz' +
   `?AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE&Expires=1795388462&Signature=${S3_V2_SIGNATURE}`;
 
 describe('linkExpiry', () => {
@@ -41,7 +41,7 @@ describe('linkExpiry', () => {
   });
 
   it('reads S3 parameter names in any letter case', () => {
-    const lower = 'https://b.s3.amazonaws.com/k?x-amz-date=20261121T230102Z&x-amz-expires=3600&x-amz-signature=abc';
+    const lower = 'https://b.s3.invalid/k?x-amz-date=20261121T230102Z&x-amz-expires=3600&x-amz-signature=abc';
     expect(linkExpiry(lower)).toEqual(new Date('2026-11-22T00:01:02Z'));
   });
 
@@ -68,14 +68,14 @@ describe('linkExpiry', () => {
   it.each([
     ['not a URL', 'bundle.tar.gz?X-Amz-Date=20261121T230102Z&X-Amz-Expires=60'],
     ['no expiry at all', 'https://cdn.example.com/se_3f9a2c1b8e7d4a06/bundle.tar.gz'],
-    ['an impossible month', 'https://b.s3.amazonaws.com/k?X-Amz-Date=20261321T230102Z&X-Amz-Expires=60'],
-    ['an impossible day', 'https://b.s3.amazonaws.com/k?X-Amz-Date=20260230T230102Z&X-Amz-Expires=60'],
-    ['a date in another format', 'https://b.s3.amazonaws.com/k?X-Amz-Date=2026-11-21T23:01:02Z&X-Amz-Expires=60'],
-    ['a non-numeric lifetime', 'https://b.s3.amazonaws.com/k?X-Amz-Date=20261121T230102Z&X-Amz-Expires=1h'],
-    ['a negative lifetime', 'https://b.s3.amazonaws.com/k?X-Amz-Date=20261121T230102Z&X-Amz-Expires=-60'],
-    ['a signing time without lifetime', 'https://b.s3.amazonaws.com/k?X-Amz-Date=20261121T230102Z'],
-    ['a lifetime without signing time', 'https://storage.googleapis.com/b/k?X-Goog-Expires=900'],
-    ['a bad Google date', 'https://storage.googleapis.com/b/k?X-Goog-Date=yesterday&X-Goog-Expires=900'],
+    ['an impossible month', 'https://b.s3.invalid/k?X-Amz-Date=20261321T230102Z&X-Amz-Expires=60'],
+    ['an impossible day', 'https://b.s3.invalid/k?X-Amz-Date=20260230T230102Z&X-Amz-Expires=60'],
+    ['a date in another format', 'https://b.s3.invalid/k?X-Amz-Date=2026-11-21T23:01:02Z&X-Amz-Expires=60'],
+    ['a non-numeric lifetime', 'https://b.s3.invalid/k?X-Amz-Date=20261121T230102Z&X-Amz-Expires=1h'],
+    ['a negative lifetime', 'https://b.s3.invalid/k?X-Amz-Date=20261121T230102Z&X-Amz-Expires=-60'],
+    ['a signing time without lifetime', 'https://b.s3.invalid/k?X-Amz-Date=20261121T230102Z'],
+    ['a lifetime without signing time', 'https://storage.gcs.invalid/b/k?X-Goog-Expires=900'],
+    ['a bad Google date', 'https://storage.gcs.invalid/b/k?X-Goog-Date=yesterday&X-Goog-Expires=900'],
     ['an Azure expiry that is not a date', 'https://a.blob.core.windows.net/c/b?se=tomorrow&sig=x'],
     ['an impossible Azure date', 'https://a.blob.core.windows.net/c/b?se=2026-02-30T00%3A00%3A00Z&sig=x'],
     ['a non-numeric CloudFront expiry', 'https://d1.cloudfront.net/b?Expires=soon&Signature=x&Key-Pair-Id=K'],
@@ -89,14 +89,14 @@ describe('linkExpiry', () => {
 describe('jobIdFromLink', () => {
   it('finds the job id that starts the path', () => {
     expect(jobIdFromLink(S3_V4)).toBe('se_3f9a2c1b8e7d4a06');
-    expect(jobIdFromLink('https://mintlify-static-exports.s3.amazonaws.com/se_3f9a2c1b8e7d4a06/bundle.tar.gz?X-Amz-Expires=60')).toBe(
+    expect(jobIdFromLink('https://static-exports.s3.invalid/se_3f9a2c1b8e7d4a06/bundle.tar.gz?X-Amz-Expires=60')).toBe(
       'se_3f9a2c1b8e7d4a06'
     );
   });
 
   it('finds it under a prefix', () => {
     expect(jobIdFromLink(GCS_V4)).toBe('se_3f9a2c1b8e7d4a06');
-    expect(jobIdFromLink('https://s3.us-east-1.amazonaws.com/bucket/exports/se_0a1b2c3d4e5f6a7b/bundle.tar.gz')).toBe(
+    expect(jobIdFromLink('https://s3.us-east-1.invalid/bucket/exports/se_0a1b2c3d4e5f6a7b/bundle.tar.gz')).toBe(
       'se_0a1b2c3d4e5f6a7b'
     );
   });
@@ -111,7 +111,7 @@ describe('jobIdFromLink', () => {
 
 describe('redactLink', () => {
   it('keeps scheme, host and a short path, and hides the query', () => {
-    expect(redactLink(S3_V4)).toBe('https://mintlify-static-exports.s3.amazonaws.com/se_3f9a2c1b8e7d4a06/bundle.tar.gz?…');
+    expect(redactLink(S3_V4)).toBe('https://static-exports.s3.invalid/se_3f9a2c1b8e7d4a06/bundle.tar.gz?…');
     expect(redactLink(AZURE_SAS)).toBe(
       'https://exampleaccount.blob.core.windows.net/static-exports/se_3f9a2c1b8e7d4a06/bundle.tar.gz?…'
     );
@@ -130,7 +130,7 @@ describe('redactLink', () => {
   });
 
   it('shortens a long path to its first and last segments and the job id', () => {
-    expect(redactLink(GCS_V4)).toBe('https://storage.googleapis.com/example-static-exports/…/se_3f9a2c1b8e7d4a06/bundle.tar.gz?…');
+    expect(redactLink(GCS_V4)).toBe('https://storage.gcs.invalid/example-static-exports/…/se_3f9a2c1b8e7d4a06/bundle.tar.gz?…');
     expect(redactLink('https://cdn.example.com/a/b/c/d/bundle.tar.gz')).toBe('https://cdn.example.com/a/…/bundle.tar.gz');
     expect(redactLink('https://cdn.example.com/a/b/bundle.tar.gz')).toBe('https://cdn.example.com/a/b/bundle.tar.gz');
   });
@@ -149,7 +149,7 @@ describe('redactLink', () => {
 describe('linkSecrets', () => {
   it('masks the signature, credential and token of a presigned link, sent and decoded, and the whole link', () => {
     const link =
-      'https://b.s3.amazonaws.com/se_1/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEXAMPLE%2F20261124%2Fus-east-1%2Fs3%2Faws4_request' +
+      'https://b.s3.invalid/se_1/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEXAMPLE%2F20261124%2Fus-east-1%2Fs3%2Faws4_request' +
       '&X-Amz-Date=20261124T000000Z&X-Amz-Expires=3600&X-Amz-Security-Token=FwoGZXIvYXdzEJr%2F%2Ftoken&X-Amz-Signature=0123456789abcdef';
     expect(linkSecrets(link).sort()).toEqual(
       [link, 'AKIAEXAMPLE%2F20261124%2Fus-east-1%2Fs3%2Faws4_request', 'AKIAEXAMPLE/20261124/us-east-1/s3/aws4_request', 'FwoGZXIvYXdzEJr%2F%2Ftoken', 'FwoGZXIvYXdzEJr//token', '0123456789abcdef'].sort()

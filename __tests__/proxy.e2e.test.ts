@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { valuesFixture } from './fixture-values.ts';
 import { runAction } from '../emulator/runner.ts';
 
 const PROJECT = 'proj_docs';
@@ -126,7 +127,8 @@ describe('behind a proxy', () => {
 
   it('the root action reaches the platform, the storage and the GitHub API through http_proxy', async () => {
     github.setPolicy({ allowActionsToCreatePullRequests: true, contentsWrite: true, pullRequestsWrite: true, protectedBranches: [] });
-    github.createRepo(REPO, { 'deploy/values.yaml': readFileSync('__tests__/fixtures/config/values.yaml', 'utf8') });
+    // Production's link on the storage's .test host too: the content diff downloads it through the proxy.
+    github.createRepo(REPO, { 'deploy/values.yaml': valuesFixture('values.yaml', `${viaProxy(platform.url, 'storage.test')}/bundles`) });
     const githubUrl = viaProxy(github.url, 'github.test');
     const job = platform.seedExportJob({ domain: 'docs.example.com' });
     const workspace = mkdtempSync(join(tmpdir(), 'proxy-ws-'));

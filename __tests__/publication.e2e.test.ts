@@ -1,20 +1,30 @@
-// End to end through dist/index.js: on a push, the export holds the docs that push published, never
-// the version before it. The platform emulator deploys one deployment at a time, each publishing the
+// On a push, the export holds the docs that push published, never the version before it. The platform emulator deploys one deployment at a time, each publishing the
 // branch head as it stands when it starts, and each export holds what was published when it began
 // (its home page names the commit, so the downloaded bundle says which docs it holds).
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+//
+// The real publish action runs in this process (in-process.ts), so a test can push while it waits;
+// the README's push workflow runs it through dist/index.js (readme-workflows.e2e).
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fakeSha } from '../emulator/deployments.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { runAction, startAction } from '../emulator/runner.ts';
+import { loadPublish, type PublishRun, runInProcess, startInProcess } from './in-process.ts';
 
-const BUNDLE = 'dist/index.js';
 const BRANCH = 'docs';
 let platform: PlatformEmulator;
 let workspace: string;
+/** The docs repository's GitHub, for the compare; @actions/github reads its URL once, when loaded. */
+let github: GitHubEmulator;
+let publish: PublishRun;
+
+beforeAll(async () => {
+  github = await startGitHubEmulator();
+  publish = await loadPublish(github.url);
+});
+afterAll(() => github.close());
 
 beforeEach(async () => {
   platform = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 }, deployments: { branch: BRANCH, deployMs: 600 } });
@@ -49,7 +59,7 @@ describe('publish on a push: wait for the platform to publish, then export', () 
     const old = platform.deployments.published().sha;
     const sha = fakeSha('push 1');
     platform.deployments.push(BRANCH, sha);
-    const run = await runAction(BUNDLE, inputs(), pushEnv(sha));
+    const run = await runInProcess(publish, inputs(), pushEnv(sha));
     expect(run.code).toBe(0);
     expect(exportedCommit()).toBe(sha);
     expect(exportedCommit()).not.toBe(old);
@@ -64,37 +74,32 @@ describe('publish on a push: wait for the platform to publish, then export', () 
   });
 
   it('a deployment that fails: no export, the platform summary and log lines shown, no pull request', async () => {
-    const github: GitHubEmulator = await startGitHubEmulator();
-    try {
-      github.createRepo('acme/deploy', { 'deploy/values.yaml': 'staticExport:\n  enabled: false\n' });
-      platform.deployments.arm('failure');
-      const sha = fakeSha('broken push');
-      platform.deployments.push(BRANCH, sha);
-      const run = await runAction(
-        BUNDLE,
-        inputs({ 'config-path': 'deploy/values.yaml', 'github-token': 'ghs_emulator_token', 'download-path': '' }),
-        { ...pushEnv(sha), GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'acme/deploy' }
-      );
-      expect(run.code).toBe(1);
-      expect(run.log).toContain(`::error::The platform's deployment of ${sha.slice(0, 7)} from docs failed: Build failed: 1 broken link. Nothing was exported`);
-      expect(run.log).toContain('  Error: broken link /guides/missing in guides/setup.mdx');
-      expect(run.summary).toContain("<h3>The deployment's last log lines</h3>");
-      expect(run.summary).toContain('Build failed');
-      expect(run.summary).toContain('No configuration was changed');
-      // The summary is where it is read, so it does not send the reader to the summary.
-      expect(run.summary).toContain("Fix what the deployment's last log lines (below) name, then push again.");
-      expect(run.summary).not.toContain('see the job summary');
-      expect(routeCalls('start')).toBe(0);
-      expect(github.pulls('acme/deploy')).toHaveLength(0);
-    } finally {
-      await github.close();
-    }
+    github.createRepo('acme/deploy', { 'deploy/values.yaml': 'staticExport:\n  enabled: false\n' });
+    platform.deployments.arm('failure');
+    const sha = fakeSha('broken push');
+    platform.deployments.push(BRANCH, sha);
+    const run = await runInProcess(
+      publish,
+      inputs({ 'config-path': 'deploy/values.yaml', 'github-token': 'ghs_emulator_token', 'download-path': '' }),
+      { ...pushEnv(sha), GITHUB_REPOSITORY: 'acme/deploy' }
+    );
+    expect(run.code).toBe(1);
+    expect(run.log).toContain(`::error::The platform's deployment of ${sha.slice(0, 7)} from docs failed: Build failed: 1 broken link. Nothing was exported`);
+    expect(run.log).toContain('  Error: broken link /guides/missing in guides/setup.mdx');
+    expect(run.summary).toContain("<h3>The deployment's last log lines</h3>");
+    expect(run.summary).toContain('Build failed');
+    expect(run.summary).toContain('No configuration was changed');
+    // The summary is where it is read, so it does not send the reader to the summary.
+    expect(run.summary).toContain("Fix what the deployment's last log lines (below) name, then push again.");
+    expect(run.summary).not.toContain('see the job summary');
+    expect(routeCalls('start')).toBe(0);
+    expect(github.pulls('acme/deploy')).toHaveLength(0);
   });
 
   it('a push to a branch the platform does not deploy: told plainly, nothing exported', async () => {
     const sha = fakeSha('feature push');
     platform.deployments.push('feature', sha);
-    const run = await runAction(BUNDLE, inputs(), pushEnv(sha, 'feature'));
+    const run = await runInProcess(publish, inputs(), pushEnv(sha, 'feature'));
     expect(run.code).toBe(1);
     expect(run.log).toContain('::error::This run is for a push to feature, but the platform deploys docs');
     expect(routeCalls('start')).toBe(0);
@@ -106,7 +111,7 @@ describe('publish on a push: wait for the platform to publish, then export', () 
     platform = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 }, deployments: { branch: BRANCH, deployMs: 3000 } });
     const mine = fakeSha('mine');
     platform.deployments.push(BRANCH, mine);
-    const action = startAction(BUNDLE, inputs(), pushEnv(mine));
+    const action = startInProcess(publish, inputs(), pushEnv(mine));
     await action.waitFor('Waiting for the platform to publish');
     const theirs = fakeSha('theirs');
     platform.deployments.push(BRANCH, theirs);
@@ -124,7 +129,7 @@ describe('publish on a push: wait for the platform to publish, then export', () 
     ['a manual run', () => ({ GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_WORKSPACE: workspace }), {}],
     ['a push with wait-for-deployment: false', () => pushEnv(fakeSha('x')), { 'wait-for-deployment': 'false', 'project-id': '' }]
   ])('%s does not wait and sends no deployment request', async (_name, env, extra) => {
-    const run = await runAction(BUNDLE, inputs(extra), env());
+    const run = await runInProcess(publish, inputs(extra), env());
     expect(run.code).toBe(0);
     expect(routeCalls('deploy') + routeCalls('deploy-status')).toBe(0);
     expect(run.outputs['docs-commit']).toBeUndefined();
@@ -134,7 +139,7 @@ describe('publish on a push: wait for the platform to publish, then export', () 
     platform.addFault({ route: 'deploy', kind });
     const sha = fakeSha(`push ${kind}`);
     platform.deployments.push(BRANCH, sha);
-    const run = await runAction(BUNDLE, inputs(), pushEnv(sha));
+    const run = await runInProcess(publish, inputs(), pushEnv(sha));
     expect(run.code).toBe(1);
     expect(run.log).toMatch(/::error::Queuing a deployment of project proj_123 got no clear answer: POST \/v1\/project\/update\/proj_123 .*The platform may have queued it, so it was not sent again .*Nothing was exported\. Re-run/);
     expect(routeCalls('deploy')).toBe(1);
@@ -146,7 +151,7 @@ describe('publish on a push: wait for the platform to publish, then export', () 
     platform.addFault({ route: 'deploy', kind: '503' });
     const sha = fakeSha('push 503');
     platform.deployments.push(BRANCH, sha);
-    const run = await runAction(BUNDLE, inputs(), pushEnv(sha));
+    const run = await runInProcess(publish, inputs(), pushEnv(sha));
     expect(run.code).toBe(0);
     expect(routeCalls('deploy')).toBe(2);
     expect(platform.deployments.triggered()).toBe(1);
@@ -155,7 +160,7 @@ describe('publish on a push: wait for the platform to publish, then export', () 
 
   it('a renewal on a push (job-id) exports nothing new, so it does not wait', async () => {
     const job = platform.seedExportJob({ domain: 'docs.example.com' });
-    const run = await runAction(BUNDLE, inputs({ 'job-id': job, 'download-path': '' }), pushEnv(fakeSha('y')));
+    const run = await runInProcess(publish, inputs({ 'job-id': job, 'download-path': '' }), pushEnv(fakeSha('y')));
     expect(run.code).toBe(0);
     expect(routeCalls('deploy')).toBe(0);
   });
@@ -164,7 +169,7 @@ describe('publish on a push: wait for the platform to publish, then export', () 
     platform.deployments.arm('unknown-status');
     const sha = fakeSha('odd words');
     platform.deployments.push(BRANCH, sha);
-    const run = await runAction(BUNDLE, inputs(), pushEnv(sha));
+    const run = await runInProcess(publish, inputs(), pushEnv(sha));
     expect(run.code).toBe(0);
     expect(run.log).toContain('deployment building');
     expect(exportedCommit()).toBe(sha);
@@ -174,14 +179,14 @@ describe('publish on a push: wait for the platform to publish, then export', () 
     platform.deployments.arm('missing-commit');
     const sha = fakeSha('no commit');
     platform.deployments.push(BRANCH, sha);
-    const run = await runAction(BUNDLE, inputs(), pushEnv(sha));
+    const run = await runInProcess(publish, inputs(), pushEnv(sha));
     expect(run.code).toBe(1);
     expect(run.log).toMatch(/::error::The platform's deployment dep_\w+ succeeded but its answer has no `commit` field/);
     expect(routeCalls('start')).toBe(0);
   });
 
   it('a push without project-id fails before any request, saying what to add', async () => {
-    const run = await runAction(BUNDLE, inputs({ 'project-id': '' }), pushEnv(fakeSha('z')));
+    const run = await runInProcess(publish, inputs({ 'project-id': '' }), pushEnv(fakeSha('z')));
     expect(run.code).toBe(1);
     expect(run.log).toContain("::error::Input 'project-id': is needed to wait for the platform to publish this push before exporting");
     expect(run.log).toContain('set wait-for-deployment: false');
@@ -193,11 +198,10 @@ describe('publish on a push: wait for the platform to publish, then export', () 
     platform = await startPlatformEmulator({ deployments: { branch: BRANCH, deployMs: 60_000 } });
     const sha = fakeSha('slow');
     platform.deployments.push(BRANCH, sha);
-    const started = Date.now();
-    const run = await runAction(BUNDLE, inputs({ timeout: '2s' }), pushEnv(sha));
+    const run = await runInProcess(publish, inputs({ timeout: '2s' }), pushEnv(sha));
     expect(run.code).toBe(1);
-    // Ended by its own 2 s timeout, not by the 60 s deployment (the margin is for a busy machine).
-    expect(Date.now() - started).toBeLessThan(20_000);
+    // Ended by its own 2 s timeout, not by the 60 s deployment: that one has not published yet.
+    expect(platform.deployments.published().sha).not.toBe(sha);
     expect(run.log).toContain("::error::The platform had not published the push within the step's timeout");
     expect(routeCalls('start')).toBe(0);
   });
@@ -221,7 +225,7 @@ describe('random deployments: whatever ends well exports the pushed commit or ne
       if (fails) platform.deployments.arm('failure');
       if (rand() < 0.3) platform.addFault({ route: 'deploy-status', kind: '503' });
       const later: string[] = [];
-      const action = startAction(BUNDLE, inputs(), pushEnv(mine, pushedTo));
+      const action = startInProcess(publish, inputs(), pushEnv(mine, pushedTo));
       const pushesMidWait = Math.floor(rand() * 3);
       for (let k = 0; k < pushesMidWait; k++) {
         await new Promise((resolve) => setTimeout(resolve, Math.floor(rand() * 400)));
@@ -254,12 +258,10 @@ describe('random deployments: whatever ends well exports the pushed commit or ne
 
 describe("the published commit compared with the pushed one through GitHub's compare", () => {
   const DOCS_REPO = 'acme/docs';
-  let github: GitHubEmulator;
-  beforeEach(async () => {
-    github = await startGitHubEmulator();
+  beforeEach(() => {
+    github.requests.length = 0;
     github.createRepo(DOCS_REPO, { 'index.mdx': '# Docs\n' }, BRANCH);
   });
-  afterEach(() => github.close());
   const commit = (message: string, branch = BRANCH) => github.commitOnBranch(DOCS_REPO, branch, { 'index.mdx': `# ${message}\n` }, message);
   const withGitHub = (sha: string) => ({ ...pushEnv(sha), GITHUB_API_URL: github.url, GITHUB_REPOSITORY: DOCS_REPO });
   const compares = () => github.requests.filter((r) => r.path.includes('/compare/')).length;
@@ -271,7 +273,7 @@ describe("the published commit compared with the pushed one through GitHub's com
     // machine's speed: the run's deployment publishes it.
     const theirs = commit('theirs');
     platform.deployments.push(BRANCH, theirs);
-    const run = await runAction(BUNDLE, inputs({ 'github-token': 'ghs_emulator_token' }), withGitHub(mine));
+    const run = await runInProcess(publish, inputs({ 'github-token': 'ghs_emulator_token' }), withGitHub(mine));
     expect(run.code).toBe(0);
     expect(exportedCommit()).toBe(theirs);
     expect(run.log).toContain(`The platform published ${theirs.slice(0, 7)}, 1 commit ahead of this run's ${mine.slice(0, 7)} (GitHub's compare): another push landed meanwhile. Exporting that, which includes this push.`);
@@ -283,7 +285,7 @@ describe("the published commit compared with the pushed one through GitHub's com
     const mine = commit('mine');
     // The platform never saw this run's push: it publishes the older commit each time.
     platform.deployments.push(BRANCH, older);
-    const run = await runAction(BUNDLE, inputs({ 'github-token': 'ghs_emulator_token' }), withGitHub(mine));
+    const run = await runInProcess(publish, inputs({ 'github-token': 'ghs_emulator_token' }), withGitHub(mine));
     expect(run.code).toBe(1);
     expect(run.log).toContain(`The platform published ${older.slice(0, 7)}, 1 commit behind this run's ${mine.slice(0, 7)} (GitHub's compare): it had not seen this push yet. Queuing the next deployment and waiting for it.`);
     expect(run.log).toMatch(new RegExp(`::error::The platform published ${older.slice(0, 7)}, 1 commit behind this run's ${mine.slice(0, 7)} \\(GitHub's compare\\), after 2 deployments: it has not seen this push\\. Nothing was exported`));
@@ -298,10 +300,13 @@ describe("the published commit compared with the pushed one through GitHub's com
     platform.deployments.push(BRANCH, older);
     await until(() => platform.deployments.published().sha === older);
     // The platform hears of this push late: just after the run's own deployment started on the
-    // older commit. The emulator runs in this process, so the push lands as soon as the run's
-    // deployment request is taken, long before that deployment ends, however slow the run is.
-    const action = startAction(BUNDLE, inputs({ 'github-token': 'ghs_emulator_token' }), withGitHub(mine));
-    await until(() => routeCalls('deploy') === 1);
+    // older commit. The push lands once the run has been told its deployment is queued, on a later
+    // millisecond of the emulator's clock than the deployment's start (a push in that same
+    // millisecond would be in it), long before that deployment ends, however slow the run is.
+    const action = startInProcess(publish, inputs({ 'github-token': 'ghs_emulator_token' }), withGitHub(mine));
+    await action.waitFor('Waiting for the platform to publish');
+    const queued = Date.now();
+    await until(() => Date.now() > queued);
     platform.deployments.push(BRANCH, mine);
     const run = await action.done;
     expect(run.log).toContain(`The platform published ${older.slice(0, 7)}, 1 commit behind this run's ${mine.slice(0, 7)} (GitHub's compare): it had not seen this push yet. Queuing the next deployment and waiting for it.`);
@@ -317,7 +322,7 @@ describe("the published commit compared with the pushed one through GitHub's com
     const mine = commit('mine', 'feature');
     const theirs = commit('force-pushed');
     platform.deployments.push(BRANCH, theirs);
-    const run = await runAction(BUNDLE, inputs({ 'github-token': 'ghs_emulator_token' }), withGitHub(mine));
+    const run = await runInProcess(publish, inputs({ 'github-token': 'ghs_emulator_token' }), withGitHub(mine));
     expect(run.code).toBe(1);
     expect(run.log).toContain(`::error::The platform published ${theirs.slice(0, 7)}, which does not contain this run's ${mine.slice(0, 7)} (GitHub's compare: 1 commit ahead, 1 commit behind;`);
     expect(routeCalls('start')).toBe(0);

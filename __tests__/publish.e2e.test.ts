@@ -1,20 +1,34 @@
-// End to end: the built dist/index.js as a separate process, the way the runner starts it, against
-// the platform emulator on loopback. Each test reads what a user reads: exit code, log, outputs,
-// job summary, and counts what the emulator saw.
+// The publish action against the platform emulator on loopback. Each test reads what a user reads:
+// exit code, log, outputs, job summary, and counts what the emulator saw.
+//
+// Most run the real action in this process (in-process.ts), polling on a short beat (QUICK_POLLS)
+// unless the test is about the beat. Through the built dist/index.js as a separate process, the way
+// the runner starts it: the happy path, the timeout, and the cancels (a signal needs a process).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { startGitHubEmulator, type GitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { runAction, startAction } from '../emulator/runner.ts';
+import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
 
 const BUNDLE = 'dist/index.js';
 let emulator: PlatformEmulator;
+let github: GitHubEmulator;
+let publish: PublishRun;
 
 beforeAll(async () => {
   emulator = await startPlatformEmulator();
+  // No test here proposes a change; the action loads its GitHub client all the same.
+  github = await startGitHubEmulator();
+  publish = await loadPublish(github.url);
 });
-afterAll(() => emulator.close());
+afterAll(async () => {
+  await emulator.close();
+  await github.close();
+});
 beforeEach(() => {
   emulator.requests.length = 0;
-  emulator.profile = { queuedMs: 200, runMs: 3000, pageCount: 64 };
+  // A second's export: the tests that need a longer one set their own.
+  emulator.profile = { queuedMs: 200, runMs: 1000, pageCount: 64 };
 });
 
 const inputs = (extra: Record<string, string> = {}) => ({
@@ -24,12 +38,14 @@ const inputs = (extra: Record<string, string> = {}) => ({
   ...extra
 });
 const calls = (route: string) => emulator.requests.filter((r) => r.route === route).length;
+/** The action in this process, on a short beat unless `extra` sets one. */
+const runHere = (given: Record<string, string>, env: Record<string, string> = {}) => runInProcess(publish, { ...QUICK_POLLS, ...given }, env);
 
 describe('publish: the happy path', () => {
   it('starts an export, waits, generates the bundle, and sets outputs and a summary', async () => {
-    emulator.profile = { queuedMs: 200, runMs: 6000, pageCount: 64 };
-    // A beat of a second, so that the 6 s job shows its progress lines (the default beat is the loop's 10 s).
-    const run = await runAction(BUNDLE, inputs({ version: '2024-06-01', paths: 'index\nguides/getting-started', 'max-poll-interval': '1s' }));
+    emulator.profile = { queuedMs: 200, runMs: 3000, pageCount: 64 };
+    // A beat of half a second, so that the 3 s job shows its progress lines (the default beat is the loop's 10 s).
+    const run = await runAction(BUNDLE, inputs({ version: '2024-06-01', paths: 'index\nguides/getting-started', 'min-poll-interval': '250ms', 'max-poll-interval': '500ms' }));
 
     expect(run.code).toBe(0);
     const job = emulator.exportJobs.get(run.outputs['job-id']);
@@ -60,7 +76,8 @@ describe('publish: the happy path', () => {
 
   it('logs a line when the status or progress changes, not on every poll', async () => {
     emulator.profile = { queuedMs: 200, runMs: 1500, stall: { at: 40, forMs: 3000 } };
-    const run = await runAction(BUNDLE, inputs({ 'min-poll-interval': '1s' }));
+    // A beat far shorter than the 3 s stall: a line per poll would repeat itself a dozen times.
+    const run = await runHere(inputs());
     expect(run.code).toBe(0);
     const progressLines = run.log.split('\n').filter((line) => /^(queued|running|completed)/.test(line));
     const keys = progressLines.map((line) => line.replace(/ · about .*$/, ''));
@@ -69,7 +86,7 @@ describe('publish: the happy path', () => {
   });
 
   it('reduces a URL given as domain to its hostname, with a notice', async () => {
-    const run = await runAction(BUNDLE, inputs({ domain: 'https://docs.example.com/' }));
+    const run = await runHere(inputs({ domain: 'https://docs.example.com/' }));
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("::notice::Input 'domain' was a URL (https://docs.example.com/); exporting its hostname docs.example.com.");
     expect(emulator.exportJobs.get(run.outputs['job-id'])?.domain).toBe('docs.example.com');
@@ -77,7 +94,7 @@ describe('publish: the happy path', () => {
 
   it('reuses a finished job by job-id: no new export, one status call, one fresh link', async () => {
     const jobId = emulator.seedExportJob({ domain: 'docs.example.com' });
-    const run = await runAction(BUNDLE, { 'api-key': DEFAULT_API_KEY, 'api-url': emulator.url, 'job-id': jobId });
+    const run = await runHere({ 'api-key': DEFAULT_API_KEY, 'api-url': emulator.url, 'job-id': jobId });
     expect(run.code).toBe(0);
     expect(run.outputs['job-id']).toBe(jobId);
     expect(run.outputs['bundle-url']).toContain(`/bundles/${jobId}/`);
@@ -97,7 +114,7 @@ describe('publish: bad input fails before any request', () => {
     [{ 'api-key': 'mint_dsc_assistant' }, "Input 'api-key': is an assistant key (mint_dsc_…), not an admin key"],
     [{ 'api-url': 'api.mintlify.com' }, "Input 'api-url'"]
   ])('%j', async (extra, message) => {
-    const run = await runAction(BUNDLE, inputs(extra));
+    const run = await runHere(inputs(extra));
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(`::error::${message}`);
     expect(emulator.requests).toHaveLength(0);
@@ -109,7 +126,7 @@ describe('publish: transient faults are retried', () => {
     emulator.profile = { queuedMs: 100, runMs: 2500 };
     emulator.addFault({ route: 'status', kind: '503' });
     emulator.addFault({ route: 'status', kind: 'drop' });
-    const run = await runAction(BUNDLE, inputs());
+    const run = await runHere(inputs());
     expect(run.code).toBe(0);
     expect(run.log).toMatch(/answered 503.*retrying in/);
     expect(run.log).toMatch(/lost its connection.*retrying in/);
@@ -118,7 +135,7 @@ describe('publish: transient faults are retried', () => {
 
   it('honours Retry-After on a 429 and starts exactly one export', async () => {
     emulator.addFault({ route: 'start', kind: '429', retryAfterSeconds: 2 });
-    const run = await runAction(BUNDLE, inputs());
+    const run = await runHere(inputs());
     expect(run.code).toBe(0);
     const starts = emulator.requests.filter((r) => r.route === 'start');
     expect(starts.map((r) => r.status)).toEqual([429, 202]);
@@ -128,14 +145,14 @@ describe('publish: transient faults are retried', () => {
   it('retries a start the server answered 500, creating one job', async () => {
     const before = emulator.exportJobs.size;
     emulator.addFault({ route: 'start', kind: '500' });
-    const run = await runAction(BUNDLE, inputs());
+    const run = await runHere(inputs());
     expect(run.code).toBe(0);
     expect(emulator.exportJobs.size).toBe(before + 1);
   });
 
   it('sends a start whose connection dropped after the body was sent again, warning that a second export may run', async () => {
     emulator.addFault({ route: 'start', kind: 'drop' });
-    const run = await runAction(BUNDLE, inputs());
+    const run = await runHere(inputs());
     expect(run.code).toBe(0);
     expect(calls('start')).toBe(2);
     expect(run.stdout).toMatch(/::warning::POST \/v1\/static-export\/jobs lost its connection .*a second export may run on the platform/);
@@ -143,14 +160,14 @@ describe('publish: transient faults are retried', () => {
 
   it('gives up on a request that hangs after its time limit, and retries it', async () => {
     emulator.addFault({ route: 'status', kind: 'hang' });
-    const run = await runAction(BUNDLE, inputs({ 'request-timeout': '1s' }));
+    const run = await runHere(inputs({ 'request-timeout': '1s' }));
     expect(run.code).toBe(0);
     expect(run.log).toMatch(/got no whole answer within 1 s; retrying/);
   });
 
   it('keeps waiting through a status word the enum does not list', async () => {
     emulator.profile = { queuedMs: 100, runMs: 3000, runningWord: 'rendering' };
-    const run = await runAction(BUNDLE, inputs({ 'max-poll-interval': '1s' }));
+    const run = await runHere(inputs({ 'max-poll-interval': '1s' }));
     expect(run.code).toBe(0);
     expect(run.log).toMatch(/rendering · \d+%/);
     expect(run.outputs.status).toBe('completed');
@@ -159,7 +176,7 @@ describe('publish: transient faults are retried', () => {
 
 describe('publish: errors a person can act on', () => {
   it('401: names the key kind to use', async () => {
-    const run = await runAction(BUNDLE, inputs({ 'api-key': 'mint_expired_key' }));
+    const run = await runHere(inputs({ 'api-key': 'mint_expired_key' }));
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('::error::Exporting docs.example.com failed: the API key was refused (401): it is wrong or expired. Use an admin key (admin keys start with mint_');
     expect(calls('start')).toBe(1);
@@ -168,7 +185,7 @@ describe('publish: errors a person can act on', () => {
   it('403: static export not enabled for the organization', async () => {
     const closed = await startPlatformEmulator({ staticExportEnabled: false });
     try {
-      const run = await runAction(BUNDLE, inputs({ 'api-url': closed.url }));
+      const run = await runHere(inputs({ 'api-url': closed.url }));
       expect(run.code).toBe(1);
       expect(run.stdout).toMatch(/::error::.*Static export needs an Enterprise plan.*IP allowlist/);
       expect(run.stdout).toContain('The server said: "Static export is not enabled for this organization.');
@@ -178,7 +195,7 @@ describe('publish: errors a person can act on', () => {
   });
 
   it('400: quotes the server\'s message', async () => {
-    const run = await runAction(BUNDLE, inputs({ paths: 'guides/start\n../private/notes' }));
+    const run = await runHere(inputs({ paths: 'guides/start\n../private/notes' }));
     expect(run.code).toBe(1);
     expect(run.log).toContain(
       '::error::Exporting docs.example.com failed: the API refused the request (400). The server said: "Invalid path "../private/notes": paths are page paths such as guides/getting-started". Correct the inputs it names and re-run.'
@@ -188,21 +205,21 @@ describe('publish: errors a person can act on', () => {
 
   it('409 on the bundle: says the job has not finished', async () => {
     emulator.addFault({ route: 'bundle', kind: '409' });
-    const run = await runAction(BUNDLE, { 'api-key': DEFAULT_API_KEY, 'api-url': emulator.url, 'job-id': emulator.seedExportJob({ domain: 'docs.example.com' }) });
+    const run = await runHere({ 'api-key': DEFAULT_API_KEY, 'api-url': emulator.url, 'job-id': emulator.seedExportJob({ domain: 'docs.example.com' }) });
     expect(run.code).toBe(1);
     expect(run.log).toMatch(/::error::Reusing export job se_\w+ failed: the job has not finished, so no bundle can be generated yet \(409\)/);
     expect(calls('bundle')).toBe(1);
   });
 
   it('404: no such job', async () => {
-    const run = await runAction(BUNDLE, { 'api-key': DEFAULT_API_KEY, 'api-url': emulator.url, 'job-id': 'se_0000000000000000' });
+    const run = await runHere({ 'api-key': DEFAULT_API_KEY, 'api-url': emulator.url, 'job-id': 'se_0000000000000000' });
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('::error::Reusing export job se_0000000000000000 failed: there is no export job se_0000000000000000 (404)');
   });
 
   it('a failed job: quotes its error, sets status, and speaks of no configuration it was not given', async () => {
     emulator.profile = { queuedMs: 100, runMs: 1500, failAt: 50, error: 'Rendering failed on page /guides/broken' };
-    const run = await runAction(BUNDLE, inputs());
+    const run = await runHere(inputs());
     expect(run.code).toBe(1);
     expect(run.outputs.status).toBe('failed');
     expect(run.outputs['bundle-url']).toBeUndefined();
@@ -218,7 +235,9 @@ describe('publish: errors a person can act on', () => {
     emulator.profile = { queuedMs: 100, runMs: 60_000 };
     const run = await runAction(BUNDLE, inputs({ timeout: '3s', 'max-poll-interval': '1s' }));
     expect(run.code).toBe(1);
-    expect(run.ms).toBeLessThan(8000);
+    // No poll past the deadline (the first request comes after the step's clock started).
+    const polls = emulator.requests.filter((r) => r.route === 'start' || r.route === 'status');
+    expect(polls.at(-1)!.at - polls[0]!.at).toBeLessThanOrEqual(3000);
     expect(run.log).toMatch(/::error::The export job (se_\w+) did not finish within the timeout \(3s\): it was running at \d+% with \d+ pages after 3 s\. The job goes on on the server: re-run with job-id: \1/);
     // The summary agrees with the error: the job may still finish, so no "run the step again".
     expect(run.summary).toContain('The export may still finish on the server; this step stopped waiting for it.');
@@ -229,7 +248,7 @@ describe('publish: errors a person can act on', () => {
 describe('publish: cancellation and secrets', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('ends within two seconds of %s and names the job that goes on', async (signal) => {
     emulator.profile = { queuedMs: 100, runMs: 60_000 };
-    const action = startAction(BUNDLE, inputs());
+    const action = startAction(BUNDLE, inputs(QUICK_POLLS));
     await action.waitFor(/running · /);
     const sent = Date.now();
     action.child.kill(signal);
@@ -247,7 +266,7 @@ describe('publish: cancellation and secrets', () => {
     const keyed = await startPlatformEmulator({ apiKey: key });
     try {
       keyed.addFault({ route: 'status', kind: '500' });
-      const run = await runAction(BUNDLE, inputs({ 'api-key': key, 'api-url': keyed.url }), { ACTIONS_STEP_DEBUG: 'true', RUNNER_DEBUG: '1' });
+      const run = await runHere(inputs({ 'api-key': key, 'api-url': keyed.url }), { ACTIONS_STEP_DEBUG: 'true', RUNNER_DEBUG: '1' });
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('::debug::GET /v1/static-export/jobs/');
       // The only place the key appears is the command that tells the runner to mask it.

@@ -15,6 +15,7 @@ import { type ActionRun, runAction } from '../emulator/runner.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
 import { readSetting } from '../src/values/values-file.ts';
 import { type WorkflowStep, actionInputs, fillExpressions } from '../emulator/workflow.ts';
+import { QUICK_POLLS } from './in-process.ts';
 
 const DEPLOY_REPO = 'acme/deploy';
 const PATH = 'deploy/values.yaml';
@@ -61,7 +62,9 @@ async function runStep(step: Step, event: Record<string, string>, earlier: Recor
   const { bundle, inputs } = actionInputs(step, fill);
   // The bucket is the static file server here; the rest of the URL is the README's.
   if (inputs['bundle-url-template']) inputs['bundle-url-template'] = inputs['bundle-url-template'].replace(/^https:\/\/[^/]+/, files.url);
-  return runAction(bundle, { ...inputs, 'api-url': platform.url }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'acme/docs', GITHUB_WORKSPACE: workspace, ...event });
+  // The emulator's exports take 0.35 s: poll them on a short beat (the README's own poll inputs, had it
+  // any, would win), not the default 10 s.
+  return runAction(bundle, { ...QUICK_POLLS, ...inputs, 'api-url': platform.url }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'acme/docs', GITHUB_WORKSPACE: workspace, ...event });
 }
 
 /** A push to the docs branch: the platform's GitHub app deploys it, and the workflow runs. */

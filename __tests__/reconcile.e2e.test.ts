@@ -1,7 +1,9 @@
-// End to end through dist/index.js: the runs a team makes against one values file, each in the state
-// the others left (issue 22's bullets, each shown fixed). The platform emulator, the GitHub emulator
-// (merges by method, "Update branch", refs moved only by compare-and-swap) and a static file server
-// for a hosted URL.
+// The runs a team makes against one values file, each in the state the others left (issue 22's
+// bullets, each shown fixed). The platform emulator, the GitHub emulator (merges by method, "Update
+// branch", refs moved only by compare-and-swap) and a static file server for a hosted URL.
+//
+// The real publish action runs in this process (in-process.ts), on a short beat and GitHub's second
+// shrunk; the README's workflows run it through dist/index.js (readme-workflows.e2e).
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +11,7 @@ import { join } from 'node:path';
 import { bundleFormats, defaultSiteFiles } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { runAction } from '../emulator/runner.ts';
+import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
 import { readSetting } from '../src/values/values-file.ts';
 
@@ -25,11 +27,13 @@ let platform: PlatformEmulator;
 let github: GitHubEmulator;
 let files: StaticFileServer;
 let workspace: string;
+let publish: PublishRun;
 
 beforeAll(async () => {
   platform = await startPlatformEmulator();
   github = await startGitHubEmulator();
   files = await startStaticFileServer();
+  publish = await loadPublish(github.url);
 });
 afterAll(async () => {
   await platform.close();
@@ -45,20 +49,16 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(workspace, { recursive: true, force: true }));
 
-/** A presigned link of the platform's shape that expires `hoursLeft` from now. */
+/** A presigned link of the platform's shape that expires `hoursLeft` from now, on the emulator (its signature is refused there). */
 function presigned(jobId: string, hoursLeft: number, lifetimeHours = 168): string {
   const signedAt = new Date(Date.now() + (hoursLeft - lifetimeHours) * HOUR).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  return `https://mintlify-static-exports.s3.amazonaws.com/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${signedAt}&X-Amz-Expires=${lifetimeHours * 3600}&X-Amz-Signature=${'ab'.repeat(32)}`;
+  return `${platform.url}/bundles/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${signedAt}&X-Amz-Expires=${lifetimeHours * 3600}&X-Amz-Signature=${'ab'.repeat(32)}`;
 }
 
 const values = (link: string, enabled = false) => `# Docs deployment\nreplicaCount: 2\n\nstaticExport:\n  enabled: ${enabled}\n  bundleUrl: "${link}"\n`;
 
 const run = (inputs: Record<string, string>, env: Record<string, string> = {}) =>
-  runAction(
-    'dist/index.js',
-    { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, ...inputs },
-    { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO, GITHUB_WORKSPACE: workspace, ...env }
-  );
+  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, ...QUICK_POLLS, ...inputs }, { GITHUB_REPOSITORY: REPO, GITHUB_WORKSPACE: workspace, ...env });
 const push = (jobId: string, extra: Record<string, string> = {}) => run({ 'job-id': jobId, domain: 'docs.example.com', ...extra });
 const renewal = (extra: Record<string, string> = {}) => run({ 'job-id': 'auto', 'min-validity': '72h', domain: 'docs.example.com', ...extra });
 const setting = (ref: string, name: string) => readSetting(PATH, github.fileAt(REPO, ref, PATH)!, 'staticExport', name);

@@ -1,19 +1,22 @@
-// End to end: a scheduled renewal (job-id: auto, min-validity) through dist/index.js against the
-// platform and GitHub emulators. It must skip while the link is fresh, renew without re-rendering
-// when it is due, and fall back to a new export when the link's job is gone.
+// A scheduled renewal (job-id: auto, min-validity) against the platform and GitHub emulators. It
+// must skip while the link is fresh, renew without re-rendering when it is due, and fall back to a
+// new export when the link's job is gone. The real action runs in this process (in-process.ts), on a
+// short beat; the README's nightly workflow runs it through dist/index.js (readme-workflows.e2e).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { runAction } from '../emulator/runner.ts';
+import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
 
 const REPO = 'acme/deploy';
 const HOUR = 3_600_000;
 let platform: PlatformEmulator;
 let github: GitHubEmulator;
+let publish: PublishRun;
 
 beforeAll(async () => {
   platform = await startPlatformEmulator({ profile: { queuedMs: 100, runMs: 1500 } });
   github = await startGitHubEmulator();
+  publish = await loadPublish(github.url);
 });
 afterAll(async () => {
   await platform.close();
@@ -24,18 +27,18 @@ beforeEach(() => {
   github.requests.length = 0;
 });
 
-/** A presigned-S3-shaped link to a job's bundle, signed at `signedAt`, valid `seconds`. */
+/** A presigned-S3-shaped link to a job's bundle on the platform emulator, signed at `signedAt`, valid `seconds`. */
 function link(jobId: string, signedAt: number, seconds: number): string {
   const date = new Date(signedAt).toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
-  return `https://mintlify-static-exports.s3.amazonaws.com/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20261121%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=${date}&X-Amz-Expires=${seconds}&X-Amz-SignedHeaders=host&X-Amz-Signature=0f3c9d`;
+  return `${platform.url}/bundles/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20261121%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=${date}&X-Amz-Expires=${seconds}&X-Amz-SignedHeaders=host&X-Amz-Signature=0f3c9d`;
 }
 
 const values = (bundleUrl: string) =>
   `# Helm values for the docs deployment.\nstaticExport:\n  # Chosen by the platform team; a renewal must not flip it.\n  enabled: false\n  bundleUrl: "${bundleUrl}"\n`;
 
 const renew = (extra: Record<string, string> = {}) =>
-  runAction(
-    'dist/index.js',
+  runInProcess(
+    publish,
     {
       'api-key': DEFAULT_API_KEY,
       'api-url': platform.url,
@@ -44,9 +47,10 @@ const renew = (extra: Record<string, string> = {}) =>
       'min-validity': '72h',
       'config-path': 'deploy/values.yaml',
       'github-token': 'ghs_emulator_token',
+      ...QUICK_POLLS,
       ...extra
     },
-    { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO }
+    { GITHUB_REPOSITORY: REPO }
   );
 const writes = () => github.requests.filter((r) => r.method !== 'GET');
 const calls = (route: string) => platform.requests.filter((r) => r.route === route).length;

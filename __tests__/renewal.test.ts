@@ -4,7 +4,7 @@ import { checkValidity, renewalPlan } from '../src/publish/renewal.ts';
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const HOUR = 3_600_000;
 const s3 = (date: string, seconds: number) =>
-  `https://mintlify-static-exports.s3.amazonaws.com/se_3f9a2c1b8e7d4a06/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${date}&X-Amz-Expires=${seconds}&X-Amz-SignedHeaders=host&X-Amz-Signature=abc`;
+  `https://static-exports.s3.invalid/se_3f9a2c1b8e7d4a06/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${date}&X-Amz-Expires=${seconds}&X-Amz-SignedHeaders=host&X-Amz-Signature=abc`;
 
 describe('checkValidity', () => {
   it('is not due while the link stays valid at least min-validity', () => {

@@ -15,12 +15,13 @@ import { type StaticFileServer, startStaticFileServer } from '../emulator/static
 import { type ActionRun, runAction } from '../emulator/runner.ts';
 import { chromiumMissing } from '../scripts/chromium.ts';
 import { type GitHubScreen, openGitHubScreen } from './github-screen.ts';
+import { QUICK_POLLS } from './in-process.ts';
 
 const REPO = 'acme/deploy';
 const TOKEN = 'ghs_emulator_token';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const S3 = 'https://mintlify-static-exports.s3.us-east-1.amazonaws.com';
+const S3 = 'https://static-exports.s3.us-east-1.invalid';
 const PROFILE = { queuedMs: 50, runMs: 300, pageCount: 8 };
 /** Production's site, and the next export of it: a page added, one removed, two edited. */
 const PAGES = ['index.html', 'quickstart.html', 'guides/authentication.html', 'guides/self-hosting.html', 'guides/webhooks.html', 'api-reference/exports/create.html', 'api-reference/exports/status.html', 'changelog.html'];
@@ -84,7 +85,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
 
   const env = () => ({ GITHUB_WORKSPACE: workspace, GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO });
   const publish = (inputs: Record<string, string>, on = platform) =>
-    runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': on.url, domain: 'docs.example.com', 'config-path': 'deploy/values.yaml', 'github-token': TOKEN, ...inputs }, env());
+    runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': on.url, domain: 'docs.example.com', 'config-path': 'deploy/values.yaml', 'github-token': TOKEN, ...QUICK_POLLS, ...inputs }, env());
   const body = () => github.pulls(REPO).at(-1)!.body;
 
   /** Renders and checks one screen; a person's objections fail the test, named by the screenshot. */
@@ -140,7 +141,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
 
   it('a URL the team hosts: the body and the summary', async () => {
     github.createRepo(REPO, { 'deploy/values.yaml': values('') });
-    const exported = await runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': local.url, domain: 'docs.example.com', 'keep-archive': 'out/bundle.tar.gz', 'link-margin': 'off' }, env());
+    const exported = await runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': local.url, domain: 'docs.example.com', 'keep-archive': 'out/bundle.tar.gz', 'link-margin': 'off', ...QUICK_POLLS }, env());
     expect(exported.code).toBe(0);
     const jobId = exported.outputs['job-id'];
     files.files.set(`/team-bundles/docs/${jobId}/bundle.tar.gz`, readFileSync(join(workspace, 'out', 'bundle.tar.gz')));
@@ -184,7 +185,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
     const wide = `${body()}\n\n| setting | before | after |\n|---|---|---|\n| \`staticExport.bundleUrl\` | \`${link(older, Date.now() - 3 * DAY, 604_800)}\` | \`${full}\` |\n`;
     const { problems } = await screen.show('wide-value', wide, { breaks: true });
     console.log(`With a full signed link put back in a table, the check reports:\n${problems.join('\n')}`);
-    expect(problems).toEqual([expect.stringMatching(/^table "setting before after staticExport\.bundleUrl https:\/\/mintlify" is \d+ px wide in a 780 px column: it scrolls sideways and hides its right part$/)]);
+    expect(problems).toEqual([expect.stringMatching(/^table "setting before after staticExport\.bundleUrl https:\/\/static-e" is \d+ px wide in a 780 px column: it scrolls sideways and hides its right part$/)]);
   });
 });
 

@@ -26,7 +26,7 @@ const seeded = (what: string) => `${what} (TEST_SEED=${SEED})`;
 
 /** A random https template with the placeholder in a segment, inside a file name, or in the query. */
 function randomTemplate(placeholders = 1): string {
-  const host = `${word('abcdefghijklmnopqrstuvwxyz', 1, 12)}.${pick(['example.com', 'internal', 'r2.dev', 's3.eu-west-1.amazonaws.com'])}${pick(['', ':8443'])}`;
+  const host = `${word('abcdefghijklmnopqrstuvwxyz', 1, 12)}.${pick(['example.com', 'internal', 'r2.dev', 's3.eu-west-1.invalid'])}${pick(['', ':8443'])}`;
   const segments = Array.from({ length: int(4) }, () => word(`${ALNUM}-._~`, 1, 10));
   const spots = [() => '<job-id>', () => `${word(ALNUM, 0, 5)}<job-id>${pick(['.tar.gz', '-bundle.tar.gz', '_x'])}`];
   for (let i = 0; i < placeholders; i++) segments.splice(int(segments.length + 1), 0, pick(spots)());

@@ -21,8 +21,8 @@ import type { MergeMethod } from '../emulator/github-state.ts';
 import { jobIdFromLink, linkExpiry } from '../src/values/link.ts';
 import { readSetting } from '../src/values/values-file.ts';
 
-const TIMELINES = Number(process.env.TIMELINES ?? 6);
-const DAYS = Number(process.env.TIMELINE_DAYS ?? 30);
+const TIMELINES = Number(process.env.TIMELINES ?? 3);
+const DAYS = Number(process.env.TIMELINE_DAYS ?? 10);
 const SEED = Number(process.env.TIMELINE_SEED ?? 2211);
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { valuesFixture } from './fixture-values.ts';
 import { runAction } from '../emulator/runner.ts';
 
 const REPO = 'acme/deploy';
@@ -127,7 +128,8 @@ describe('a proxy that inspects HTTPS', () => {
     const githubProxy = await startTlsProxy();
     githubProxy.upstream = github.url;
     try {
-      github.createRepo(REPO, { 'deploy/values.yaml': readFileSync('__tests__/fixtures/config/values.yaml', 'utf8') });
+      // Production's link on the platform emulator: the content diff downloads it, on loopback.
+      github.createRepo(REPO, { 'deploy/values.yaml': valuesFixture('values.yaml', `${platform.url}/bundles`) });
       const inputs = {
         'api-key': DEFAULT_API_KEY,
         'api-url': platform.url,

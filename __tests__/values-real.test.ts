@@ -18,9 +18,9 @@ const DUPLICATE_KEY = '06-no-signal__solo__helm__values.yaml';
 const SEED = Number(process.env.TEST_SEED ?? 27);
 
 const OLD_LINK =
-  'https://mintlify-static-exports.s3.amazonaws.com/se_3f9a2c1b8e7d4a06/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20261121%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Expires=86400&X-Amz-Signature=aeeed9bbccd4d02e';
+  'https://static-exports.s3.invalid/se_3f9a2c1b8e7d4a06/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20261121%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Expires=86400&X-Amz-Signature=aeeed9bbccd4d02e';
 const NEW_LINK =
-  'https://mintlify-static-exports.s3.amazonaws.com/se_7c4e9b2a1d6f3e80/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20261205%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Expires=604800&X-Amz-Signature=5d41402abc4b2a76';
+  'https://static-exports.s3.invalid/se_7c4e9b2a1d6f3e80/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20261205%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Expires=604800&X-Amz-Signature=5d41402abc4b2a76';
 
 type Style = 'plain' | 'single' | 'double';
 type Data = Record<string, unknown>;

@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export interface ActionRun {
   code: number | null;
@@ -47,8 +48,10 @@ export function startAction(bundle: string, inputs: Record<string, string>, env:
   for (const [name, value] of Object.entries(inputs)) {
     childEnv[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
   }
+  // Under the test suite, the action loads its network guard too (NETWORK_GUARD names the module).
+  const guard = process.env.NETWORK_GUARD ? ['--import', pathToFileURL(process.env.NETWORK_GUARD).href] : [];
   const started = Date.now();
-  const child = spawn(process.execPath, [resolve(bundle)], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...guard, resolve(bundle)], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   const listeners: Array<() => void> = [];
@@ -121,7 +124,7 @@ function unescapeCommandData(text: string): string {
 }
 
 /** GITHUB_OUTPUT holds `name<<DELIMITER\nvalue\nDELIMITER` blocks. */
-function parseOutputs(text: string): Record<string, string> {
+export function parseOutputs(text: string): Record<string, string> {
   const outputs: Record<string, string> = {};
   const block = /^(.+?)<<(.+)\n([\s\S]*?)\n\2$/gm;
   for (let match = block.exec(text); match; match = block.exec(text)) outputs[match[1]] = match[3];

@@ -14,7 +14,7 @@ import { VALUES_MEASUREMENT, type ValuesMeasurement, valuesLargest } from './doc
 const ROUNDS = 15;
 const BUDGET_MS = 1000;
 const DIR = new URL('../__tests__/fixtures/values-real/', import.meta.url);
-const LINK = 'https://mintlify-static-exports.s3.amazonaws.com/se_7c4e9b2a1d6f3e80/bundle.tar.gz?X-Amz-Expires=604800&X-Amz-Signature=5d41402abc4b2a76';
+const LINK = 'https://static-exports.s3.invalid/se_7c4e9b2a1d6f3e80/bundle.tar.gz?X-Amz-Expires=604800&X-Amz-Signature=5d41402abc4b2a76';
 // The duplicate-key file is refused before any edit; it is timed all the same, as a refusal.
 const files = readdirSync(DIR)
   .filter((name) => name.endsWith('.yaml'))

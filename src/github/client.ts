@@ -17,6 +17,7 @@ import type { Deadline } from '../action/deadline.ts';
 import { formatDuration } from '../action/format.ts';
 import { isTlsCode, networkCode, tlsAdvice } from '../action/network.ts';
 import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
+import { abortableSleep } from '../wait/sleep.ts';
 
 export type Octokit = ReturnType<typeof getOctokit>;
 
@@ -27,6 +28,12 @@ export interface GitHubClientOptions {
   signal?: AbortSignal;
   /** A line for the log when GitHub makes the step wait or retry. */
   log: (line: string) => void;
+  /**
+   * How long one of GitHub's seconds lasts here: the retries' 1, 4 and 9 s, the waits GitHub asks
+   * for, and the spacing of writes (1 s, 3 s after one that notifies people) are slept in it. 1000 on a runner; a test sets 1, so those run
+   * at the speed of the CPU while the log, the deadline's checks and the order of calls stay the same.
+   */
+  secondMs?: number;
 }
 
 /** How many times a rate limit is waited out for one call. */
@@ -91,8 +98,24 @@ function isPlainRateLimit(error: unknown): boolean {
   return (error as { status?: number }).status === 429 && !/secondary rate/i.test(message) && responseHeaders(error)['x-ratelimit-remaining'] !== '0';
 }
 
+/**
+ * One of plugin-throttling's spacings (one call at a time, `ms` apart), for a client whose seconds
+ * are not the runner's: what the plugin calls on its `write` and `notifications` limiters.
+ */
+function spacing(ms: number) {
+  let last = Promise.resolve(-Infinity);
+  const schedule = () =>
+    (last = last.then(async (at) => {
+      const wait = at + ms - Date.now();
+      if (wait > 0) await abortableSleep(wait);
+      return Date.now();
+    }));
+  return { key: () => ({ schedule }) };
+}
+
 export function githubClient(token: string, options: GitHubClientOptions): Octokit {
   const { deadline, log } = options;
+  const secondMs = options.secondMs ?? 1000;
   // `POST /repos/acme/deploy/git/refs`: the route with its parameters filled in, without the host.
   const what = (o: { method: string; url: string }) =>
     `${o.method} ${o.url.replace(/^https?:\/\/[^/]+/, '').replace(/\{(\w+)\}/g, (hole, name: string) => String((o as Record<string, unknown>)[name] ?? hole))}`;
@@ -144,6 +167,7 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
       return retryTransient(() => attempt(request, o), {
         retries: RATE_LIMIT_WAITS,
         minBackoffMs: 1000,
+        sleep: (ms) => abortableSleep((ms * secondMs) / 1000, options.signal),
         transient: (error) => isPlainRateLimit(error) || isLabelRace(error, o),
         retryAfterMs: (error) => parseRetryAfter(responseHeaders(error)['retry-after']),
         deadline,
@@ -176,8 +200,15 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
   const octokit = getOctokit(
     token,
     {
-      retry: { retries: RETRIES },
-      throttle: { onRateLimit: onLimit('rate limit'), onSecondaryRateLimit: onLimit('secondary rate limit') }
+      retry: { retries: RETRIES, retryAfterBaseValue: secondMs },
+      throttle: {
+        onRateLimit: onLimit('rate limit'),
+        onSecondaryRateLimit: onLimit('secondary rate limit'),
+        retryAfterBaseValue: secondMs,
+        // The plugin's own limiters are shared by every client in the process: kept on a runner.
+        // Their type is Bottleneck's whole Group, of which the plugin calls key().schedule() alone.
+        ...(secondMs === 1000 ? {} : { write: spacing(secondMs) as never, notifications: spacing(3 * secondMs) as never })
+      }
     },
     attemptLimit as never,
     retry,

@@ -1,0 +1,122 @@
+// The real publish action in the test's own process, as the runner would run it: INPUT_* and the
+// runner's files in, outputs, summary, exit code and the log (as the runner shows it) out, in the
+// same shape as emulator/runner.ts gives for a bundle under dist/. No Node start per run, and
+// GitHub's waits (retries, rate limits, the spacing of writes) on a shrunk second, so a test of a
+// retry runs at the speed of the CPU while the log still says what a user would read.
+//
+// One run at a time: a run reads process.env and writes to process.stdout, which the process shares.
+// A second run while one is going fails at once; tests that start several (Promise.all) put each in
+// inTurn().
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ActionRun, parseOutputs, runnerLog } from '../emulator/runner.ts';
+import { Cancellation } from '../src/action/runtime.ts';
+import type { RunOptions } from '../src/publish/run.ts';
+
+/**
+ * Polls on a short beat, for tests whose export runs a fraction of a second on the emulator and that
+ * are not about when to poll (the schedule has its own tests): the default 10 s beat would wait out
+ * each. Inputs a user may give too.
+ */
+export const QUICK_POLLS = { 'min-poll-interval': '50ms', 'max-poll-interval': '250ms' };
+
+export type PublishRun = (cancellation?: Cancellation, options?: RunOptions) => Promise<void>;
+
+/**
+ * Loads the publish action against a GitHub API URL: @actions/github reads GITHUB_API_URL once,
+ * when it is loaded, as on a runner, so a test file keeps one GitHub emulator for all its runs
+ * (and isolates them by repository, or by recreating the repository).
+ */
+export async function loadPublish(githubUrl: string): Promise<PublishRun> {
+  process.env.GITHUB_API_URL = githubUrl;
+  return (await import('../src/publish/run.ts')).run;
+}
+
+let queue: Promise<unknown> = Promise.resolve();
+
+/** Runs `task` after every task queued before it: runs in one process take turns. */
+export function inTurn<T>(task: () => Promise<T>): Promise<T> {
+  const result = queue.then(task);
+  queue = result.catch(() => undefined);
+  return result;
+}
+
+let running = false;
+// @actions/core keeps the summary file's path from its first write: one file for every run, emptied before each.
+const summaryFile = join(mkdtempSync(join(tmpdir(), 'action-in-process-summary-')), 'summary');
+
+/** One step of the action: `inputs` as INPUT_*, `env` on top of the runner's variables. */
+export async function runInProcess(
+  run: PublishRun,
+  inputs: Record<string, string>,
+  env: Record<string, string> = {},
+  options: RunOptions = { githubSecondMs: 1 },
+  onOutput?: (text: string) => void
+): Promise<ActionRun> {
+  if (running) throw new Error('Another in-process run is going: runs in one process take turns (put each in inTurn()).');
+  running = true;
+  try {
+    return await runNow(run, inputs, env, options, onOutput);
+  } finally {
+    running = false;
+  }
+}
+
+/** A run the test acts beside while it goes: `waitFor` resolves once the log shows `text`. */
+export function startInProcess(run: PublishRun, inputs: Record<string, string>, env: Record<string, string> = {}, options: RunOptions = { githubSecondMs: 1 }) {
+  let log = '';
+  const listeners: (() => void)[] = [];
+  const done = runInProcess(run, inputs, env, options, (text) => {
+    log += text;
+    for (const listener of listeners) listener();
+  });
+  const waitFor = (text: string | RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const shows = () => (typeof text === 'string' ? log.includes(text) : text.test(log));
+      if (shows()) return resolve();
+      listeners.push(() => shows() && resolve());
+      done.then(() => reject(new Error(`the run ended and its log never showed ${String(text)}:\n${log}`)), reject);
+    });
+  return { done, waitFor };
+}
+
+async function runNow(run: PublishRun, inputs: Record<string, string>, env: Record<string, string>, options: RunOptions, onOutput?: (text: string) => void): Promise<ActionRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'action-in-process-'));
+  const outputFile = join(dir, 'output');
+  writeFileSync(outputFile, '');
+  writeFileSync(summaryFile, '');
+  const saved = process.env;
+  process.env = Object.fromEntries(Object.entries(saved).filter(([name]) => !name.startsWith('INPUT_') && !name.startsWith('GITHUB_') && name !== 'RUNNER_DEBUG'));
+  Object.assign(process.env, { GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile, RUNNER_TEMP: dir, GITHUB_API_URL: saved.GITHUB_API_URL ?? '' }, env);
+  for (const [name, value] of Object.entries(inputs)) process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
+  let stdout = '';
+  const started = Date.now();
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    onOutput?.(String(chunk));
+    return true;
+  }) as typeof process.stdout.write;
+  process.exitCode = 0;
+  try {
+    await run(new Cancellation(), options);
+  } finally {
+    process.stdout.write = write;
+    process.env = saved;
+  }
+  const code = Number(process.exitCode ?? 0);
+  process.exitCode = 0;
+  const result: ActionRun = {
+    code,
+    signal: null,
+    stdout,
+    log: runnerLog(stdout),
+    outputs: parseOutputs(readFileSync(outputFile, 'utf8')),
+    summary: readFileSync(summaryFile, 'utf8'),
+    ms: Date.now() - started
+  };
+  rmSync(dir, { recursive: true, force: true });
+  return result;
+}
+
