@@ -15,10 +15,10 @@ const BRANCH = 'static-export/deploy-values.yaml';
 let platform: PlatformEmulator;
 let github: GitHubEmulator;
 
-/** A link as the platform signs them, valid for a week from now. */
+/** A link as the platform signs them, valid for a week from now, on the platform emulator (a run downloads production's export to compare). */
 function link(jobId: string): string {
   const signed = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
-  return `https://bundles.invalid/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${signed}&X-Amz-Expires=604800&X-Amz-Signature=0f1e2d3c4b5a6978`;
+  return `${platform.url}/bundles/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${signed}&X-Amz-Expires=604800&X-Amz-Signature=0f1e2d3c4b5a6978`;
 }
 
 const topLevel = () => `# The docs deployment.\nstaticExport:\n  enabled: true\n  bundleUrl: "${link('se_3f9a2c1b8e7d4a06')}"\n`;
