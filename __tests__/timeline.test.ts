@@ -3,9 +3,10 @@
 // timelines of pushes, nightly renewals, a hosted-URL step, reviews of random length, people's commits,
 // edits merged into the base (away from the block, next to the action's lines and on them: enabled
 // turned off, a link pasted by hand), "Update branch", merges by a random allowed method, pull
-// requests closed without merging, pushes into a second base branch, and exports that lose pages
-// accepted with max-page-loss: 100% and renewed afterwards, with link lifetimes from an hour to a
-// week. After every step the deployment is checked as a whole, not one run at a time.
+// requests closed without merging, pushes into a second base branch, exports that lose pages
+// accepted with max-page-loss: 100% and renewed afterwards, and exports whose pages change layout
+// (x.html in one, x/index.html in the next), with link lifetimes from an hour to a week. After every
+// step the deployment is checked as a whole, not one run at a time.
 //
 // A push here reuses an export the platform has just finished (job-id), so no real time is spent
 // waiting on it: what follows the export is the same code as after a started one.
@@ -13,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundleFormats, defaultSiteFiles } from '../emulator/archive.ts';
+import { bundleFormats, siteFiles } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
@@ -33,6 +34,12 @@ const PATH = 'deploy/values.yaml';
 const SECOND_BASE = 'production';
 const HEADS: Record<string, string> = { main: 'static-export/deploy-values.yaml', [SECOND_BASE]: 'static-export/production/deploy-values.yaml' };
 const TOKEN = 'ghs_emulator_token';
+const DOMAIN = 'docs.example.com';
+/** The pages every export holds (but the one that loses pages), by the path a reader opens. */
+const PAGES = ['guides/auth', 'guides/webhooks', 'api/list', 'api/get'];
+/** The two ways a static export lays a page out as files: `x.html`, or `x/index.html`. */
+const LAYOUTS = { flat: (page: string) => `${page}.html`, nested: (page: string) => `${page}/index.html` };
+type Layout = keyof typeof LAYOUTS;
 
 /** mulberry32: a small seeded generator, so a failing timeline can be replayed from its seed. */
 function random(seed: number) {
@@ -63,8 +70,6 @@ let github: GitHubEmulator;
 let files: StaticFileServer;
 let workspace: string;
 let publish: typeof import('../src/publish/run.ts').run;
-// A real site: the hosted step compares the kept archive's pages with production's before proposing it.
-const archive = bundleFormats['tar.gz'].build(defaultSiteFiles('docs.example.com', 3));
 
 beforeAll(async () => {
   // Only Date is faked; it runs on from the timeline's moment, CLOCK_SPEED times faster than real time
@@ -78,7 +83,6 @@ beforeAll(async () => {
   // @actions/github reads GITHUB_API_URL once, when it is loaded, as on a runner.
   process.env.GITHUB_API_URL = github.url;
   ({ run: publish } = await import('../src/publish/run.ts'));
-  writeFileSync(join(workspace, 'bundle.tar.gz'), archive);
 });
 
 afterAll(async () => {
@@ -105,7 +109,8 @@ async function runPublish(kind: string, inputs: Record<string, string>): Promise
   writeFileSync(outputFile, '');
   const saved = { ...process.env };
   for (const key of Object.keys(process.env)) if (key.startsWith('INPUT_') || key === 'GITHUB_STEP_SUMMARY') delete process.env[key];
-  Object.assign(process.env, { GITHUB_OUTPUT: outputFile, GITHUB_WORKSPACE: workspace, GITHUB_REPOSITORY: REPO, GITHUB_API_URL: github.url, GITHUB_EVENT_NAME: 'schedule' });
+  // RUNNER_TEMP: the content diff's report is read back from there, out of the way of other tests' runs.
+  Object.assign(process.env, { GITHUB_OUTPUT: outputFile, GITHUB_WORKSPACE: workspace, RUNNER_TEMP: workspace, GITHUB_REPOSITORY: REPO, GITHUB_API_URL: github.url, GITHUB_EVENT_NAME: 'schedule' });
   // The clock runs CLOCK_SPEED times faster than real time, so the default 30 minutes would be 9 real
   // seconds on a busy machine: 12 hours of it are a few real minutes.
   const all = { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, timeout: '12h', ...inputs };
@@ -161,10 +166,39 @@ interface Stats {
   vetoesHeld: number;
   secondBase: number;
   acceptedLosses: number;
+  /** Runs whose content diff compared two exports with pages in different layouts, and the pages that moved. */
+  layoutChanges: number;
+  pagesMoved: number;
+}
+
+/** The content diff's report file (content-diff-path), as much of it as the timeline reads. */
+interface DiffReport {
+  status: string;
+  deployed?: { jobId: string };
+  proposed: { jobId: string };
+  added?: string[];
+  removed?: string[];
+  changed?: string[];
+  gate: { passed: boolean; reason?: string };
 }
 
 async function timeline(seed: number, index: number, stats: Stats): Promise<void> {
   const rng = random(seed);
+  // Layouts come from their own generator, so a seed plays the same events as before they were added.
+  const layouts = random(seed ^ 0x5eed);
+  /** Each export's page files, by the page a reader opens (`/` is always index.html). */
+  const sites = new Map<string, Record<string, string>>();
+  /** An export on the platform with the given pages, each laid out at random as x.html or x/index.html. */
+  function seedExport(pages: string[] = PAGES): string {
+    const layout = layouts.pick<Layout>(['flat', 'nested']);
+    const files: Record<string, string> = { '/': 'index.html' };
+    for (const page of pages) files[`/${page}`] = LAYOUTS[layout](page);
+    platform.profile = { ...platform.profile, site: { pages: Object.values(files) } };
+    const jobId = platform.seedExportJob({ domain: DOMAIN, createdAt: Date.now() });
+    platform.profile = { ...platform.profile, site: undefined };
+    sites.set(jobId, files);
+    return jobId;
+  }
   // Each timeline starts after the last one ended: GitHub's client remembers when it may write next,
   // so the clock never goes back.
   const start = T0 + index * (DAYS + 10) * DAY;
@@ -173,7 +207,7 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
   platform.exportJobs.clear();
   const methods = rng.pick<MergeMethod[]>([['merge', 'squash', 'rebase'], ['rebase'], ['squash'], ['merge'], ['squash', 'rebase']]);
   github.setPolicy({ mergeMethods: methods });
-  const firstJob = platform.seedExportJob({ domain: 'docs.example.com', createdAt: Date.now() });
+  const firstJob = seedExport();
   platform.linkTtlSeconds = 7 * 24 * 3600;
   const firstLink = await freshLink(firstJob);
   github.createRepo(REPO, { [PATH]: INITIAL(firstLink), 'README.md': '# deploy\n' });
@@ -213,6 +247,33 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     }
   }
 
+  /**
+   * A page that moved from x.html to x/index.html (or back) between production's export and the one
+   * compared with it is the same page: not added, not removed, not changed, and no reason for the
+   * gate to refuse the export.
+   */
+  function checkMovedPages(kind: string, result: Run): void {
+    const reportPath = result.outputs['content-diff-path'];
+    if (!reportPath) return; // nothing compared: a renewal, or the proposed export again
+    const report = JSON.parse(readFileSync(reportPath, 'utf8')) as DiffReport;
+    if (report.status !== 'compared') return;
+    const before = sites.get(report.deployed!.jobId);
+    const after = sites.get(report.proposed.jobId);
+    expect({ context: context(), kind, known: [before !== undefined, after !== undefined] }).toEqual({ context: context(), kind, known: [true, true] });
+    const moved = Object.keys(after!).filter((page) => before![page] !== undefined && before![page] !== after![page]);
+    if (moved.length === 0) return;
+    stats.layoutChanges += 1;
+    stats.pagesMoved += moved.length;
+    const listed = [...(report.added ?? []), ...(report.removed ?? []), ...(report.changed ?? [])];
+    expect({ context: context(), kind, moved, listed: moved.filter((page) => listed.includes(page)), gate: report.gate }).toEqual({
+      context: context(),
+      kind,
+      moved,
+      listed: [],
+      gate: { passed: true }
+    });
+  }
+
   async function step(kind: string, inputs: Record<string, string>): Promise<void> {
     const beforePull = openPull();
     const beforeText = beforePull ? github.fileAt(REPO, beforePull.head, PATH) : undefined;
@@ -221,6 +282,7 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     const result = await runPublish(kind, inputs);
     if (process.env.TIMELINE_DEBUG) console.log(`${kind} ${(performance.now() - started).toFixed(0)} ms code ${result.code}\n${result.log}`);
     stats.runs += 1;
+    checkMovedPages(kind, result);
     const error = result.log.split('\n').find((line) => line.startsWith('::error::'));
     const pull = openPull();
     // A failure is only ever the guard's, and names the pull request production waits for.
@@ -275,6 +337,14 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     }
   }
 
+  /** The hosted-URL step: the kept archive of `jobId`, uploaded to the team's storage, then proposed by its URL. */
+  async function hostedStep(jobId: string): Promise<void> {
+    const archive = bundleFormats['tar.gz'].build(siteFiles(DOMAIN, { pages: Object.values(sites.get(jobId)!) }));
+    files.files.set(`/bundles/${jobId}/bundle.tar.gz`, archive);
+    writeFileSync(join(workspace, 'bundle.tar.gz'), archive);
+    await step('hosted', { 'bundle-url-template': hostedTemplate, 'job-id': jobId, 'archive-path': 'bundle.tar.gz' });
+  }
+
   const end = start + DAYS * DAY;
   let nextNightly = start + 2 * HOUR;
   while (now < end) {
@@ -290,17 +360,13 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     const roll = rng.next();
     if (roll < 0.22) {
       // A push: the platform exports it; the push workflow proposes it, perhaps with a version.
-      lastPushedJob = platform.seedExportJob({ domain: 'docs.example.com', createdAt: Date.now() });
+      lastPushedJob = seedExport();
       await step('push', { 'job-id': lastPushedJob, domain: 'docs.example.com', ...(rng.next() < 0.3 ? { version: `v${rng.int(5)}` } : {}) });
-      if (hosting) {
-        files.files.set(`/bundles/${lastPushedJob}/bundle.tar.gz`, archive);
-        await step('hosted', { 'bundle-url-template': hostedTemplate, 'job-id': lastPushedJob, 'archive-path': 'bundle.tar.gz' });
-      }
+      if (hosting) await hostedStep(lastPushedJob);
     } else if (roll < 0.27 && !hosting) {
       // The team starts hosting the bundle: the push workflow gains the hosted-URL step.
       hosting = true;
-      files.files.set(`/bundles/${lastPushedJob}/bundle.tar.gz`, archive);
-      await step('hosted', { 'bundle-url-template': hostedTemplate, 'job-id': lastPushedJob, 'archive-path': 'bundle.tar.gz' });
+      await hostedStep(lastPushedJob);
     } else if (roll < 0.4 && pull) {
       const line = `# reviewed ${++note} (seed ${seed})`;
       const text = github.fileAt(REPO, pull.head, PATH)!;
@@ -338,14 +404,12 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     } else if (roll < 0.5) {
       // A push into the second base (another cluster's values on another branch): its own pull request.
       stats.secondBase += 1;
-      const job = platform.seedExportJob({ domain: 'docs.example.com', createdAt: Date.now() });
+      const job = seedExport();
       await step('push to production', { 'job-id': job, domain: 'docs.example.com', 'base-branch': SECOND_BASE });
     } else if (roll < 0.52) {
       // An export that loses pages, accepted by a person with max-page-loss: 100%; later renewals of it are not judged again.
       stats.acceptedLosses += 1;
-      platform.profile = { ...platform.profile, site: { pages: 1 } };
-      lastPushedJob = platform.seedExportJob({ domain: 'docs.example.com', createdAt: Date.now() });
-      platform.profile = { ...platform.profile, site: undefined };
+      lastPushedJob = seedExport([]);
       await step('push losing pages', { 'job-id': lastPushedJob, domain: 'docs.example.com', 'max-page-loss': '100%' });
     } else if (roll < 0.58 && pull) {
       try {
@@ -388,12 +452,15 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
 
 describe('a team\'s months with one values file', () => {
   it(`${TIMELINES} random timelines of ${DAYS} days keep every promise`, async () => {
-    const stats: Stats = { timelines: 0, runs: 0, merges: 0, refusedMerges: 0, guardFailures: 0, baseEdits: 0, closed: 0, vetoesHeld: 0, secondBase: 0, acceptedLosses: 0 };
+    const stats: Stats = { timelines: 0, runs: 0, merges: 0, refusedMerges: 0, guardFailures: 0, baseEdits: 0, closed: 0, vetoesHeld: 0, secondBase: 0, acceptedLosses: 0, layoutChanges: 0, pagesMoved: 0 };
     for (let i = 0; i < TIMELINES; i++) await timeline(SEED + i, i, stats);
     console.log(
       `timelines: ${stats.timelines}, runs: ${stats.runs}, merges: ${stats.merges} (${stats.refusedMerges} refused by GitHub before a run made the branch linear), guard failures: ${stats.guardFailures}, ` +
-        `base edits: ${stats.baseEdits}, closed without merging: ${stats.closed} (${stats.vetoesHeld} re-runs of the closed export opened nothing), pushes into ${SECOND_BASE}: ${stats.secondBase}, losses accepted: ${stats.acceptedLosses}, seeds ${SEED}..${SEED + TIMELINES - 1}`
+        `base edits: ${stats.baseEdits}, closed without merging: ${stats.closed} (${stats.vetoesHeld} re-runs of the closed export opened nothing), pushes into ${SECOND_BASE}: ${stats.secondBase}, losses accepted: ${stats.acceptedLosses}, ` +
+        `layout changes compared: ${stats.layoutChanges} (${stats.pagesMoved} pages moved, none added, removed or changed), seeds ${SEED}..${SEED + TIMELINES - 1}`
     );
     expect(stats.runs).toBeGreaterThan(TIMELINES * DAYS);
+    // The layout check ran: exports of both layouts were compared.
+    expect(stats.layoutChanges).toBeGreaterThan(0);
   }, 1_800_000);
 });

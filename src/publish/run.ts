@@ -214,7 +214,10 @@ function planRun(inputs: PublishInputs, current: CurrentConfig | undefined, now:
     if (!validity.due) return { kind: 'leave', validity };
     notes.push(validity.reason);
   }
-  if (inputs.durable) return { kind: 'hosted', jobId: hostedJobId(inputs, link) };
+  if (inputs.durable) {
+    const jobId = hostedJobId(inputs, link);
+    return vetoed(current, jobId) ?? { kind: 'hosted', jobId };
+  }
   let plan: ExportPlan;
   if (inputs.plan !== 'auto') plan = inputs.plan;
   else {
@@ -224,10 +227,16 @@ function planRun(inputs: PublishInputs, current: CurrentConfig | undefined, now:
     notes.push(note);
     plan = renewing;
   }
-  const known = 'reuse' in plan ? plan.reuse : undefined;
-  const veto = known === undefined ? undefined : current?.vetoes.get(known);
-  if (known && veto) return { kind: 'vetoed', reason: vetoReason(known, veto) };
-  return { kind: 'export', plan, notes };
+  return vetoed(current, 'reuse' in plan ? plan.reuse : undefined) ?? { kind: 'export', plan, notes };
+}
+
+/**
+ * A person's no to an export stands however it would come back: its platform link again, or its kept
+ * archive at a hosted URL (the same export, so the same veto).
+ */
+function vetoed(current: CurrentConfig | undefined, jobId: string | undefined): RunPlan | undefined {
+  const veto = jobId === undefined ? undefined : current?.vetoes.get(jobId);
+  return jobId && veto ? { kind: 'vetoed', reason: vetoReason(jobId, veto) } : undefined;
 }
 
 /** The export whose kept archive a hosted-URL run proposes: the job-id given, or for auto, the one the current link names. */
