@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { type SiteSpec, pageFiles } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { finishedExport } from './finished-export.ts';
 import { runAction, startAction } from '../emulator/runner.ts';
 import { readSetting } from '../src/values/values-file.ts';
 
@@ -40,12 +41,7 @@ beforeEach(() => {
 const values = (link: string) => `# Docs deployment\nreplicaCount: 2\n\nstaticExport:\n  # Presigned link.\n  enabled: true\n  bundleUrl: "${link}"\n\nresources: {}\n`;
 
 /** An export the platform has finished, of `site`; its fresh link. */
-async function exported(site?: SiteSpec): Promise<{ jobId: string; link: string }> {
-  platform.profile = { queuedMs: 0, runMs: 0, site };
-  const jobId = platform.seedExportJob({ domain: DOMAIN });
-  const answer = await fetch(`${platform.url}/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } });
-  return { jobId, link: ((await answer.json()) as { bundleUrl: string }).bundleUrl };
-}
+const exported = (site?: SiteSpec) => finishedExport(platform, DOMAIN, site);
 
 const run = (inputs: Record<string, string>) =>
   runAction(

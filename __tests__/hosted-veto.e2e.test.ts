@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { type SiteSpec, bundleFormats, pageFiles, siteFiles } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { finishedExport } from './finished-export.ts';
 import { runAction } from '../emulator/runner.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
 
@@ -39,13 +40,8 @@ afterAll(async () => {
 const FULL: SiteSpec = { pages: pageFiles(4) };
 const SHRUNK: SiteSpec = { pages: pageFiles(1) };
 
-/** An export of `site` the platform has finished; its fresh link. */
-async function exported(site: SiteSpec): Promise<{ jobId: string; link: string }> {
-  platform.profile = { queuedMs: 0, runMs: 0, site };
-  const jobId = platform.seedExportJob({ domain: DOMAIN });
-  const answer = await fetch(`${platform.url}/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } });
-  return { jobId, link: ((await answer.json()) as { bundleUrl: string }).bundleUrl };
-}
+/** An export the platform has finished, of `site`; its fresh link. */
+const exported = (site: SiteSpec) => finishedExport(platform, DOMAIN, site);
 
 const run = (inputs: Record<string, string>) =>
   runAction(
