@@ -20,14 +20,14 @@ const GCS_V4 =
 
 const AZURE_SIGNATURE = 'pZ7sWqLh3mK9vT2xY4nB8cR1dF6gJ0aE5uI3oP7qS2w%3D';
 const AZURE_SAS =
-  'https://exampleaccount.blob.core.windows.net/static-exports/se_3f9a2c1b8e7d4a06/bundle.tar.gz' +
+  'https://exampleaccount.blob.core.windows.invalid/static-exports/se_3f9a2c1b8e7d4a06/bundle.tar.gz' +
   '?sp=r&st=2026-11-21T23%3A01%3A02Z&se=2026-11-22T23%3A01%3A02Z&spr=https&sv=2022-11-02&sr=b' +
   `&sig=${AZURE_SIGNATURE}`;
 
 const CLOUDFRONT_SIGNATURE =
   'Nql641NHEUkUaXQHZINK1FZ~SYeUSoBJMxjdgqrzIdzV2gyEXPDNv0pYdWJkflDKJ3xIu7lbwRpSkG98NBlgPi4ZJpRRnVX4kXAJK6tdNx6FucDB7OVqzcxkxHsGFd8VCG1BkC-Afh9~lOCMIYHIaiOB6~5jt9w2EOwi6sIIqrg_';
 const CLOUDFRONT =
-  'https://d111111abcdef8.cloudfront.net/se_3f9a2c1b8e7d4a06/bundle.tar.gz' +
+  'https://d111111abcdef8.cloudfront.invalid/se_3f9a2c1b8e7d4a06/bundle.tar.gz' +
   `?Expires=1795388462&Signature=${CLOUDFRONT_SIGNATURE}&Key-Pair-Id=K2JCJMDEHXQW5F`;
 
 const S3_V2_SIGNATURE = 'vjbyPxybdZaNmGa%2ByT272YEAiv4%3D';
@@ -54,7 +54,7 @@ describe('linkExpiry', () => {
   });
 
   it('reads the other forms Azure allows for se', () => {
-    const azure = (se: string) => `https://a.blob.core.windows.net/c/b.tar.gz?sp=r&se=${se}&sv=2022-11-02&sr=b&sig=x`;
+    const azure = (se: string) => `https://a.blob.core.windows.invalid/c/b.tar.gz?sp=r&se=${se}&sv=2022-11-02&sr=b&sig=x`;
     expect(linkExpiry(azure('2026-11-22'))).toEqual(new Date('2026-11-22T00:00:00Z'));
     expect(linkExpiry(azure('2026-11-22T23%3A01Z'))).toEqual(new Date('2026-11-22T23:01:00Z'));
     expect(linkExpiry(azure('2026-11-22T23%3A01%3A02.5%2B01%3A00'))).toEqual(new Date('2026-11-22T22:01:02.500Z'));
@@ -76,11 +76,11 @@ describe('linkExpiry', () => {
     ['a signing time without lifetime', 'https://b.s3.invalid/k?X-Amz-Date=20261121T230102Z'],
     ['a lifetime without signing time', 'https://storage.gcs.invalid/b/k?X-Goog-Expires=900'],
     ['a bad Google date', 'https://storage.gcs.invalid/b/k?X-Goog-Date=yesterday&X-Goog-Expires=900'],
-    ['an Azure expiry that is not a date', 'https://a.blob.core.windows.net/c/b?se=tomorrow&sig=x'],
-    ['an impossible Azure date', 'https://a.blob.core.windows.net/c/b?se=2026-02-30T00%3A00%3A00Z&sig=x'],
-    ['a non-numeric CloudFront expiry', 'https://d1.cloudfront.net/b?Expires=soon&Signature=x&Key-Pair-Id=K'],
-    ['CloudFront Expires in the wrong case', 'https://d1.cloudfront.net/b?expires=1795388462&Signature=x'],
-    ['Azure se in the wrong case', 'https://a.blob.core.windows.net/c/b?SE=2026-11-22&sig=x']
+    ['an Azure expiry that is not a date', 'https://a.blob.core.windows.invalid/c/b?se=tomorrow&sig=x'],
+    ['an impossible Azure date', 'https://a.blob.core.windows.invalid/c/b?se=2026-02-30T00%3A00%3A00Z&sig=x'],
+    ['a non-numeric CloudFront expiry', 'https://d1.cloudfront.invalid/b?Expires=soon&Signature=x&Key-Pair-Id=K'],
+    ['CloudFront Expires in the wrong case', 'https://d1.cloudfront.invalid/b?expires=1795388462&Signature=x'],
+    ['Azure se in the wrong case', 'https://a.blob.core.windows.invalid/c/b?SE=2026-11-22&sig=x']
   ])('is undefined for %s', (_, link) => {
     expect(linkExpiry(link)).toBeUndefined();
   });
@@ -113,7 +113,7 @@ describe('redactLink', () => {
   it('keeps scheme, host and a short path, and hides the query', () => {
     expect(redactLink(S3_V4)).toBe('https://static-exports.s3.invalid/se_3f9a2c1b8e7d4a06/bundle.tar.gz?…');
     expect(redactLink(AZURE_SAS)).toBe(
-      'https://exampleaccount.blob.core.windows.net/static-exports/se_3f9a2c1b8e7d4a06/bundle.tar.gz?…'
+      'https://exampleaccount.blob.core.windows.invalid/static-exports/se_3f9a2c1b8e7d4a06/bundle.tar.gz?…'
     );
   });
 
@@ -157,8 +157,8 @@ describe('linkSecrets', () => {
   });
 
   it('masks Azure and CloudFront signatures too, and nothing of a link that grants nothing', () => {
-    expect(linkSecrets('https://a.blob.core.windows.net/c/b.tar.gz?se=2026-11-30&sp=r&sig=abcdefgh12345678')).toContain('abcdefgh12345678');
-    expect(linkSecrets('https://d.cloudfront.net/b.tar.gz?Expires=1&Signature=sigsigsig123&Key-Pair-Id=APKAEXAMPLE1')).toEqual(
+    expect(linkSecrets('https://a.blob.core.windows.invalid/c/b.tar.gz?se=2026-11-30&sp=r&sig=abcdefgh12345678')).toContain('abcdefgh12345678');
+    expect(linkSecrets('https://d.cloudfront.invalid/b.tar.gz?Expires=1&Signature=sigsigsig123&Key-Pair-Id=APKAEXAMPLE1')).toEqual(
       expect.arrayContaining(['sigsigsig123', 'APKAEXAMPLE1'])
     );
     expect(linkSecrets('https://bundles.example.com/se_1/bundle.tar.gz')).toEqual([]);

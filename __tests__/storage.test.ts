@@ -74,7 +74,7 @@ describe('durable URLs from a template', () => {
   it('reads a link\'s kind from the link alone: no signature and no expiry is hosted, a signature without one is renewed', () => {
     expect(linkKind('https://bundles.example.com/se_abc123/bundle.tar.gz')).toEqual({ kind: 'hosted' });
     expect(linkKind('https://b.example.com/se_abc123/bundle.tar.gz?sig=abcdefghijkl')).toEqual({ kind: 'signed' });
-    expect(linkKind('https://acct.blob.core.windows.net/c/se_abc123/bundle.tar.gz?sv=2024-01-01&se=2026-12-01T00:00:00Z&sig=abcdefghijkl')).toEqual({ kind: 'expires', at: new Date('2026-12-01T00:00:00Z') });
+    expect(linkKind('https://acct.blob.core.windows.invalid/c/se_abc123/bundle.tar.gz?sv=2024-01-01&se=2026-12-01T00:00:00Z&sig=abcdefghijkl')).toEqual({ kind: 'expires', at: new Date('2026-12-01T00:00:00Z') });
     expect(checkValidity('https://b.example.com/se_abc123/bundle.tar.gz?sig=abcdefghijkl', 3_600_000, Date.now()).due).toBe(true);
   });
 });
