@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { presignedLink } from './finished-export.ts';
 import { runAction } from '../emulator/runner.ts';
 
 const BUNDLE = 'dist/index.js';
@@ -16,10 +17,7 @@ let platform: PlatformEmulator;
 let github: GitHubEmulator;
 
 /** A link as the platform signs them, valid for a week from now, on the platform emulator (a run downloads production's export to compare). */
-function link(jobId: string): string {
-  const signed = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
-  return `${platform.url}/bundles/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${signed}&X-Amz-Expires=604800&X-Amz-Signature=0f1e2d3c4b5a6978`;
-}
+const link = (jobId: string) => presignedLink(platform, jobId, Date.now(), 7 * 24 * 3600);
 
 const topLevel = () => `# The docs deployment.\nstaticExport:\n  enabled: true\n  bundleUrl: "${link('se_3f9a2c1b8e7d4a06')}"\n`;
 const umbrella = () =>

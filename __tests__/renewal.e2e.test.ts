@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { presignedLink } from './finished-export.ts';
 import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
 
 const REPO = 'acme/deploy';
@@ -27,11 +28,7 @@ beforeEach(() => {
   github.requests.length = 0;
 });
 
-/** A presigned-S3-shaped link to a job's bundle on the platform emulator, signed at `signedAt`, valid `seconds`. */
-function link(jobId: string, signedAt: number, seconds: number): string {
-  const date = new Date(signedAt).toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
-  return `${platform.url}/bundles/${jobId}/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20261121%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=${date}&X-Amz-Expires=${seconds}&X-Amz-SignedHeaders=host&X-Amz-Signature=0f3c9d`;
-}
+const link = (jobId: string, signedAt: number, seconds: number) => presignedLink(platform, jobId, signedAt, seconds);
 
 const values = (bundleUrl: string) =>
   `# Helm values for the docs deployment.\nstaticExport:\n  # Chosen by the platform team; a renewal must not flip it.\n  enabled: false\n  bundleUrl: "${bundleUrl}"\n`;
