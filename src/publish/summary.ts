@@ -2,7 +2,7 @@
 // and what to do. Written only where the runner gives a summary file.
 import * as core from '@actions/core';
 import type { ExportJob } from '../platform/static-export.ts';
-import { linkPieces } from '../values/link.ts';
+import { linkPieces, shownWhole } from '../values/link.ts';
 import { type ConfigTarget, type ConfigUpdate, linkWarning } from './proposal.ts';
 import type { Validity } from './renewal.ts';
 import type { DeployedGuard } from './reconcile.ts';
@@ -40,7 +40,9 @@ export async function writePublishSummary(
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   const { job, bundle } = result;
   addGuard(guard);
-  core.summary.addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${job.status}`, 2);
+  // Under the guard's 🛑 the step fails: the heading must not read as a success.
+  const outcome = guard?.level === 'fail' ? "exported, but the step failed on production's link" : job.status;
+  core.summary.addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${outcome}`, 2);
   addContentDiff(contentDiff);
   core.summary
     .addTable([
@@ -166,7 +168,8 @@ export async function writeHostedSummary(
   core.summary.addHeading(`Static export: bundle hosted by your team`, 2);
   addContentDiff(contentDiff);
   core.summary.addTable([
-    [{ data: 'URL', header: true }, shownLink(url)],
+    // One code span, to copy whole: the URL the pods fetch, never expiring (a signed one shows no signature).
+    [{ data: 'URL', header: true }, `<code>${escapeHtml(shownWhole(url))}</code>`],
     [{ data: 'Expires', header: true }, expiresAt === 'never' ? 'never' : formatInstant(expiresAt)],
     [{ data: 'Size', header: true }, formatBytes(archive.bytes)],
     [{ data: 'SHA-256', header: true }, `<code>${archive.sha256}</code>`],
