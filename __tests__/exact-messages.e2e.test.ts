@@ -54,7 +54,8 @@ describe('a link that may not outlive the review', () => {
     const link = 'https://github.com/acme/static-export-action/blob/v1/docs/hosting.md#links-that-outlive-the-review';
     expect(result.log).toMatch(new RegExp(`⚠️ The platform's link expires at .*see ${link.replace(/[.?]/g, '\\$&')}\\)`));
     expect(github.pulls(REPO)[0].body).toContain(`see ${link})`);
-    expect(result.summary).toContain(`see ${link})`);
+    // Clickable in the summary too, where an HTML block links nothing by itself.
+    expect(result.summary).toContain(`see <a href="${link}">${link}</a>)`);
     expect(result.log).not.toContain('in the README');
   });
 });

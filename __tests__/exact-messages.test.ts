@@ -10,7 +10,7 @@ import { docsLink } from '../src/action/docs-link.ts';
 import { InputError } from '../src/action/inputs.ts';
 import { readPublishInputs } from '../src/publish/inputs.ts';
 import { showChange } from '../src/publish/proposal.ts';
-import { writeHostedSummary, writePublishSummary } from '../src/publish/summary.ts';
+import { writeFailureSummary, writeHostedSummary, writePublishSummary } from '../src/publish/summary.ts';
 import { templateProblem } from '../src/storage/durable-url.ts';
 import { checkLinkMargin } from '../src/storage/link-margin.ts';
 
@@ -106,6 +106,14 @@ describe('the job summary', () => {
     expect(failed).not.toContain('completed');
     await writePublishSummary(exported, 'docs.example.com');
     expect(written()).toContain('<h2>Static export of docs.example.com: completed</h2>');
+  });
+
+  it("renders a message's code spans as code and its links as links, with nothing literal left", async () => {
+    await writeFailureSummary({ message: "The API's answer lacks the required field `bundleUrl`. See https://github.com/o/r/blob/v1/docs/behaviour.md#errors-and-what-to-do." });
+    const said = /<p><strong>What happened:<\/strong> (.*?)<\/p>/.exec(written())?.[1];
+    expect(said).toBe(
+      'The API\'s answer lacks the required field <code>bundleUrl</code>. See <a href="https://github.com/o/r/blob/v1/docs/behaviour.md#errors-and-what-to-do">https://github.com/o/r/blob/v1/docs/behaviour.md#errors-and-what-to-do</a>.'
+    );
   });
 
   it('shows a hosted URL in one code span, to copy whole', async () => {

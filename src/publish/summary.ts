@@ -8,7 +8,7 @@ import type { Validity } from './renewal.ts';
 import type { DeployedGuard } from './reconcile.ts';
 import type { ExportResult } from './export.ts';
 import type { ShortLink } from '../storage/link-margin.ts';
-import { escapeHtml, formatBytes, formatDuration, formatInstant } from '../action/format.ts';
+import { escapeHtml, formatBytes, formatDuration, formatInstant, messageHtml } from '../action/format.ts';
 
 export interface ConfigSummary {
   target: ConfigTarget;
@@ -55,7 +55,7 @@ export async function writePublishSummary(
       [{ data: 'Link', header: true }, shownLink(bundle.bundleUrl)]
     ])
     .addRaw('<p>The full link is in the <code>bundle-url</code> output; download it before it expires, or run again with <code>job-id</code> for a fresh one.</p>', true);
-  if (shortLink) core.summary.addRaw(`<p>⚠️ <strong>This link may not outlive the review.</strong> ${escapeHtml(shortLink.message)}</p>`, true);
+  if (shortLink) core.summary.addRaw(`<p>⚠️ <strong>This link may not outlive the review.</strong> ${messageHtml(shortLink.message)}</p>`, true);
   if (result.unnamedJobs) core.summary.addRaw(`<p>${escapeHtml(result.unnamedJobs)}</p>`, true);
   if (site?.kept) {
     core.summary.addHeading('Kept archive', 3).addTable([
@@ -146,7 +146,7 @@ export async function writeFailureSummary(failure: {
   const title = failure.exported ? 'exported, but a later step failed' : 'failed';
   const summary = core.summary.addHeading(`Static export${failure.domain ? ` of ${failure.domain}` : ''}: ${title}`, 2);
   if (rows.length) summary.addTable(rows);
-  summary.addRaw(`<p><strong>What happened:</strong> ${escapeHtml(failure.message)}</p>`, true).addRaw(`<p>${failureConsequence(failure)}</p>`, true);
+  summary.addRaw(`<p><strong>What happened:</strong> ${messageHtml(failure.message)}</p>`, true).addRaw(`<p>${failureConsequence(failure)}</p>`, true);
   if (failure.unnamedJobs) summary.addRaw(`<p>${escapeHtml(failure.unnamedJobs)}</p>`, true);
   addContentDiff(failure.contentDiff);
   if (failure.deploymentLog?.length) summary.addHeading("The deployment's last log lines", 3).addCodeBlock(failure.deploymentLog.join('\n'));
