@@ -276,7 +276,7 @@ describe('bundle-url-template with a plain static file server', () => {
 
   it.each([
     [{ 'bundle-url-template': 'https://bundles.example.com/bundle.tar.gz' }, "::error::Input 'bundle-url-template': 'https://bundles.example.com/bundle.tar.gz' must contain <job-id> exactly once (it has it 0 times)"],
-    [{ 'bundle-url-template': 'http://bundles.example.com/<job-id>.tar.gz' }, 'must start with https:// (plain http:// is accepted on loopback only'],
+    [{ 'bundle-url-template': 'http://bundles.example.com/<job-id>.tar.gz' }, 'is plain http://, which anyone on the path can read and replace: use https://, or, for storage inside the cluster\'s network (a MinIO or Ceph gateway), set allow-plain-http: true.'],
     [{ 'archive-path': '' }, "::error::Input 'archive-path': is required with bundle-url-template"],
     [{ 'job-id': '' }, "::error::Input 'job-id': is required with bundle-url-template"]
   ])('refuses bad input before any request: %j', async (inputs, message) => {

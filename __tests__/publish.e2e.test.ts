@@ -238,7 +238,7 @@ describe('publish: errors a person can act on', () => {
     // No poll past the deadline (the first request comes after the step's clock started).
     const polls = emulator.requests.filter((r) => r.route === 'start' || r.route === 'status');
     expect(polls.at(-1)!.at - polls[0]!.at).toBeLessThanOrEqual(3000);
-    expect(run.log).toMatch(/::error::The export job (se_\w+) did not finish within the timeout \(3s\): it was running at \d+% with \d+ pages after 3 s\. The job goes on on the server: re-run with job-id: \1/);
+    expect(run.log).toMatch(/::error::The export job (se_\w+) did not finish within the step's timeout of 3 s \(timeout: 3s\): it was running at \d+% with \d+ pages after 3 s of export\. The job goes on on the server: re-run with job-id: \1/);
     // The summary agrees with the error: the job may still finish, so no "run the step again".
     expect(run.summary).toContain('The export may still finish on the server; this step stopped waiting for it.');
     expect(run.summary).not.toContain('run the step again');

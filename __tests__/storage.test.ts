@@ -62,7 +62,7 @@ describe('durable URLs from a template', () => {
     ['http://127.0.0.1:9000/<job-id>.tar.gz', undefined],
     ['http://localhost/<job-id>/bundle.tar.gz', undefined],
     ['http://[::1]:8080/b/<job-id>', undefined],
-    ['http://bundles.example.com/<job-id>.tar.gz', 'must start with https://'],
+    ['http://bundles.example.com/<job-id>.tar.gz', 'is plain http://, which anyone on the path can read and replace: use https://, or, for storage inside the cluster\'s network (a MinIO or Ceph gateway), set allow-plain-http: true.'],
     ['ftp://bundles.example.com/<job-id>.tar.gz', 'must start with https://'],
     ['https://user:pass@bundles.example.com/<job-id>.tar.gz', 'user name or password'],
     ['bundles.example.com/<job-id>.tar.gz', 'is not a URL']

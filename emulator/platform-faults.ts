@@ -4,11 +4,12 @@
 import type { ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 
+// '404', '405': the route answers as an API that moved or changed it would.
 // 'truncate': the route answers, but the body stops halfway (short of its Content-Length) and the connection ends.
 // 'trickle': the route answers, one byte of the body every 200 ms. 'oversize': a 200 whose body runs
 // to megabytes. 'bad-expiry': the bundle answer's expiresAt is "in 7 days". '502-taken', 'drop-taken':
 // the route acts (a start creates its job), then the answer is a gateway 502 or a dropped connection.
-export type FaultKind = '500' | '503' | '429' | 'drop' | 'hang' | '409' | 'truncate' | 'trickle' | 'oversize' | 'bad-expiry' | '502-taken' | 'drop-taken';
+export type FaultKind = '500' | '503' | '429' | 'drop' | 'hang' | '409' | '404' | '405' | 'truncate' | 'trickle' | 'oversize' | 'bad-expiry' | '502-taken' | 'drop-taken';
 export type RouteName = 'start' | 'status' | 'bundle' | 'agent-get' | 'agent-create' | 'feedback' | 'download' | 'deploy' | 'deploy-status';
 
 export interface Fault {
@@ -29,7 +30,7 @@ export interface Answer {
 }
 
 export const ROUTE_NAMES: (RouteName | 'any')[] = ['start', 'status', 'bundle', 'agent-get', 'agent-create', 'feedback', 'download', 'deploy', 'deploy-status', 'any'];
-export const FAULT_KINDS: FaultKind[] = ['500', '503', '429', 'drop', 'hang', '409', 'truncate', 'trickle', 'oversize', 'bad-expiry', '502-taken', 'drop-taken'];
+export const FAULT_KINDS: FaultKind[] = ['500', '503', '429', 'drop', 'hang', '409', '404', '405', 'truncate', 'trickle', 'oversize', 'bad-expiry', '502-taken', 'drop-taken'];
 /** Faults that let the route answer (or act) first and then spoil what goes back. */
 export const AFTER_ANSWER: FaultKind[] = ['truncate', 'trickle', 'bad-expiry', '502-taken', 'drop-taken'];
 
@@ -66,6 +67,9 @@ export function faultAnswer(fault: Fault, route: RouteName | 'unknown'): Answer 
     return { status: 429, json: { error: 'Rate limit exceeded' }, headers };
   }
   if (fault.kind === '409') return { status: 409, json: { error: 'Job has not finished yet' } };
+  // An API that moved the route or changed its method (a private beta may): the web framework's own answer.
+  if (fault.kind === '404') return { status: 404, json: { error: 'Not Found' } };
+  if (fault.kind === '405') return { status: 405, json: { error: 'Method Not Allowed' }, headers: { Allow: 'GET' } };
   const status = Number(fault.kind);
   if (route === 'download') return s3Error(status, status === 503 ? 'SlowDown' : 'InternalError', 'We encountered an internal error. Please try again.');
   if (route === 'feedback') return { status, json: { error: 'Internal server error', details: [{ message: 'Failed to aggregate feedback' }] } };

@@ -41,6 +41,7 @@ export const PublishInput = {
   ArchivePath: 'archive-path',
   BundleUrlTemplate: 'bundle-url-template',
   CheckSha256: 'check-sha256',
+  AllowPlainHttp: 'allow-plain-http',
   LinkMargin: 'link-margin',
   WaitForDeployment: 'wait-for-deployment',
   MaxPageLoss: 'max-page-loss',

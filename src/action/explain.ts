@@ -1,8 +1,9 @@
 // One line a person can act on, for each way a call to the platform can fail: what happened, what
 // it means, what to do. Entry points pass any error here before failing the step.
 import { ApiError, ResponseShapeError } from '../platform/transport.ts';
+import { apiDrift } from '../platform/contract.ts';
 import { formatSeconds } from './format.ts';
-import { tlsAdvice } from './network.ts';
+import { dnsAdvice, isDnsCode, tlsAdvice } from './network.ts';
 import { InputError } from './inputs.ts';
 
 export interface ErrorContext {
@@ -22,12 +23,16 @@ export function explainError(error: unknown, context: ErrorContext): string {
   const quoted = error.serverMessage ? ` The server said: "${error.serverMessage}".` : '';
   const details = error.details.length ? ` Details: ${error.details.join('; ')}.` : '';
   const what = `${capitalize(context.doing)} failed`;
+  // A route that is not where the contract puts it: say so before any reading of the status.
+  const drift = apiDrift(error.method, error.path, error.status);
+  if (drift) return `${what}: ${drift}${quoted}${reference}`;
   const hint = error.status === undefined ? undefined : context.hints?.[error.status];
   if (hint) return `${what}: ${hint}${quoted}${details}${reference}`;
 
   switch (error.status) {
     case undefined:
       if (error.tls) return `${what}: ${tlsAdvice(new URL(context.apiUrl).host, error.code!)}${reference}`;
+      if (isDnsCode(error.code)) return `${what}: ${dnsAdvice(new URL(context.apiUrl).hostname, error.code, 'check the host name in api-url')}.${reference}`;
       if (error.code === 'ETIMEDOUT') {
         return `${what}: ${error.message}, after retries. The API is slow or unreachable from this runner; re-run, or raise request-timeout.${reference}`;
       }

@@ -52,3 +52,14 @@ export function formatCount(count: number, one: string, many = `${one}s`): strin
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
 }
+
+/**
+ * A message written for the log, as HTML for the job summary: escaped, its `code` spans as code and
+ * its links clickable (a log links a URL by itself; a summary's HTML block does not). A link ends
+ * before a closing parenthesis or the sentence's last period or comma.
+ */
+export function messageHtml(text: string): string {
+  return escapeHtml(text)
+    .replace(/`([^`\n]+)`/g, '<code>$1</code>')
+    .replace(/https?:\/\/[^\s<>")]+?(?=[.,]?(?:\s|$|\)))/g, (url) => `<a href="${url}">${url}</a>`);
+}

@@ -26,3 +26,18 @@ export function tlsAdvice(host: string, code: string): string {
     'Otherwise the certificate is expired or names another host: check the URL.'
   );
 }
+
+/**
+ * getaddrinfo's failures: ENOTFOUND, the name does not exist (a typo, a private zone this runner
+ * cannot see), answers the same at every try, so it is not retried; EAI_AGAIN, the resolver could
+ * not answer now, is transient and retried like a lost connection.
+ */
+export function isDnsCode(code: string | undefined): code is 'ENOTFOUND' | 'EAI_AGAIN' {
+  return code === 'ENOTFOUND' || code === 'EAI_AGAIN';
+}
+
+/** `could not resolve <host> (DNS): <fix>`, the sentence that names a DNS failure as one. */
+export function dnsAdvice(host: string, code: 'ENOTFOUND' | 'EAI_AGAIN', fix: string): string {
+  const what = code === 'EAI_AGAIN' ? "DNS, EAI_AGAIN: the runner's resolver did not answer, at every try" : 'DNS, ENOTFOUND: no such name';
+  return `could not resolve ${host} (${what}): ${fix}, and that this runner's DNS resolves it (a name in a private zone needs a runner inside that network)`;
+}

@@ -17,7 +17,7 @@ import type { Bundle } from '../platform/static-export.ts';
 import { redactLink } from '../values/link.ts';
 import { formatBytes, formatDuration, formatSeconds } from '../action/format.ts';
 import type { Deadline } from '../action/deadline.ts';
-import { isTlsCode, networkCode, tlsAdvice } from '../action/network.ts';
+import { dnsAdvice, isDnsCode, isTlsCode, networkCode, tlsAdvice } from '../action/network.ts';
 import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
 import { BundleError, DEFAULT_LIMITS, type UnpackLimits } from './guard.ts';
 import { type ArchiveFormat, detectFormat, type EntryReader, unpackTarGz, unpackZip, type UnpackedTree } from './unpack.ts';
@@ -372,6 +372,10 @@ function get(url: URL, signal: AbortSignal | undefined, idleTimeoutMs: number): 
       if (isTlsCode(code)) {
         const advice = tlsAdvice(`the storage (${url.host})`, code);
         return reject(new BundleError('network', `The download of the bundle from ${redactLink(url.toString())} failed: ${advice}`, { cause: error }));
+      }
+      if (isDnsCode(code)) {
+        const advice = dnsAdvice(url.hostname, code, "check the link's host");
+        return reject(new BundleError('network', `The download of the bundle from ${redactLink(url.toString())} failed: ${advice}.`, { transient: code === 'EAI_AGAIN', cause: error }));
       }
       reject(new BundleError('network', `The download of the bundle from ${redactLink(url.toString())} failed before an answer (${code}).`, { transient: true, cause: error }));
     });

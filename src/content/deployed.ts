@@ -51,7 +51,9 @@ export async function fetchDeployed(options: DeployedFetch): Promise<{ readFrom:
       return { readFrom: downloaded.renewed ? `a fresh link for export ${jobId} (its deployed link was refused)` : `its deployed link ${redactLink(deployedLink)}` };
     } catch (error) {
       if (!fresh || options.signal?.aborted || options.deadline?.expired()) throw error;
-      log(`Production's link did not serve its export (${error instanceof Error ? error.message : String(error)}); asking the platform for a fresh link to export ${jobId}.`);
+      // The reason is a sentence of its own: quoted whole, not in parentheses, with one period.
+      const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
+      log(`Production's link did not serve its export, so the run asks the platform for a fresh link to export ${jobId}. ${reason}.`);
     }
   } else if (!fresh) {
     throw new Error(

@@ -15,7 +15,7 @@ import { throttling } from '@octokit/plugin-throttling';
 import { RequestError } from '@octokit/request-error';
 import type { Deadline } from '../action/deadline.ts';
 import { formatDuration } from '../action/format.ts';
-import { isTlsCode, networkCode, tlsAdvice } from '../action/network.ts';
+import { dnsAdvice, isDnsCode, isTlsCode, networkCode, tlsAdvice } from '../action/network.ts';
 import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
 import { abortableSleep } from '../wait/sleep.ts';
 
@@ -63,6 +63,14 @@ interface HookOptions {
 
 function responseHeaders(error: unknown): Record<string, string> {
   return (error as { response?: { headers?: Record<string, string> } }).response?.headers ?? {};
+}
+
+/** What to check when GitHub's host name does not resolve. */
+const GITHUB_URL_FIX = "check GITHUB_API_URL (the runner sets it; a GitHub Enterprise Server's is https://<host>/api/v3)";
+
+/** The host a call went to, for a message. */
+function githubHost(o: Record<string, unknown>): string {
+  return URL.parse(String(o.baseUrl))?.hostname ?? 'GitHub';
 }
 
 /** A failed fetch: Octokit gives it status 500, but no answer came (a dropped connection, a TLS failure). */
@@ -151,8 +159,14 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
       }
       const code = noAnswer(error) ? (networkCode(error) ?? 'ECONNRESET') : undefined;
       if (isTlsCode(code)) throw new GitHubStop(`${what(o)} could not reach GitHub: ${tlsAdvice(URL.parse(String(o.baseUrl))?.host ?? 'GitHub', code)}`, { cause: error });
+      // A name that does not exist answers the same at every try: said now, not after 15 s of retries.
+      if (code === 'ENOTFOUND') throw new GitHubStop(`${what(o)} ${dnsAdvice(githubHost(o), code, GITHUB_URL_FIX)}`, { cause: error });
       const status = (error as { status?: number }).status;
-      const said = code ? `The connection to GitHub was lost before an answer to ${what(o)} (${code})` : `GitHub answered ${status} to ${what(o)}`;
+      const said = isDnsCode(code)
+        ? `${what(o)} could not resolve ${githubHost(o)} (DNS, ${code})`
+        : code
+          ? `The connection to GitHub was lost before an answer to ${what(o)} (${code})`
+          : `GitHub answered ${status} to ${what(o)}`;
       if (status !== undefined && status >= 500 && retryCount < RETRIES && !deadline.fits(retryDelayMs(retryCount))) throw noTimeToRetry(said);
       if (status !== undefined && status >= 500 && retryCount < RETRIES) log(`${said}; retrying in ${formatDuration(retryDelayMs(retryCount))}.`);
       throw error;
@@ -223,7 +237,9 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
       throw stop;
     }
     if (noAnswer(error) && !(error instanceof GitHubStop)) {
-      const lost = /did not answer within/.test(error.message) ? error.message : `GitHub's connection was lost before an answer (${networkCode(error) ?? 'ECONNRESET'})`;
+      const code = networkCode(error);
+      if (isDnsCode(code)) throw new GitHubStop(`${what(o)} ${dnsAdvice(githubHost(o), code, GITHUB_URL_FIX)}`, { cause: error });
+      const lost = /did not answer within/.test(error.message) ? error.message : `GitHub's connection was lost before an answer (${code ?? 'ECONNRESET'})`;
       throw new GitHubStop(`${lost} to ${what(o)}, at each of ${RETRIES + 1} tries. Check the runner's network and proxy settings, or run again`, { cause: error });
     }
     throw error;

@@ -81,7 +81,7 @@ function toPullRequestError(error: unknown, doing: string, where: string, hints:
       'or give the action a token of a user or app that may open pull requests';
   } else if (status === 403 && /resource not accessible by integration/i.test(message)) {
     advice =
-      `the token lacks permission; add \`${PERMISSIONS_BLOCK}\` to the workflow or job, ` +
+      `the token lacks permission; add ${PERMISSIONS_BLOCK} to the workflow or job, ` +
       'and a token for another repository needs write access to that repository';
   } else if (status === 404 && hints.notFound) {
     advice = hints.notFound;

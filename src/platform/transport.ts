@@ -5,7 +5,7 @@ import { HttpClient } from '@actions/http-client';
 import type { IncomingMessage } from 'node:http';
 import { type Deadline, DeadlineError } from '../action/deadline.ts';
 import { formatBytes, formatSeconds } from '../action/format.ts';
-import { isTlsCode, networkCode } from '../action/network.ts';
+import { isDnsCode, isTlsCode, networkCode } from '../action/network.ts';
 import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
 
 /**
@@ -108,7 +108,8 @@ export class ApiError extends Error {
 
   get transient(): boolean {
     if (this.status !== undefined) return this.status >= 500 || this.status === 429;
-    return !this.tls;
+    // A name that does not exist stays so at the next try; a resolver that did not answer may answer.
+    return !this.tls && this.code !== 'ENOTFOUND';
   }
 
   /** The TLS handshake failed (an untrusted or wrong certificate): nothing was sent, and another try fails alike. */
@@ -248,7 +249,9 @@ export class ApiClient {
         maybeTaken: !notSent,
         message: isTlsCode(code)
           ? `${method} ${path} could not reach ${host}: its TLS certificate was refused (${code})`
-          : notSent
+          : isDnsCode(code)
+            ? `${method} ${path} could not resolve ${new URL(this.options.baseUrl).hostname} (DNS, ${code})`
+            : notSent
             ? `${method} ${path} could not reach ${host} (${code})`
             : `${method} ${path} lost its connection before an answer (${code})`
       });

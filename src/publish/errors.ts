@@ -6,6 +6,7 @@ import { WaitTimeoutError } from '../wait/wait.ts';
 import type { ExportJob } from '../platform/static-export.ts';
 import { type PublishInputs } from './inputs.ts';
 import { DeadlineError } from '../action/deadline.ts';
+import { formatDuration } from '../action/format.ts';
 import { PullRequestError } from '../github/pull-request.ts';
 
 /** The export's wait ran out of time (the one WaitTimeoutError, waiting on the export). */
@@ -13,7 +14,8 @@ export function exportTimeout(error: unknown): WaitTimeoutError<ExportJob> | und
   return error instanceof WaitTimeoutError && error.waitingOn === 'export' ? (error as WaitTimeoutError<ExportJob>) : undefined;
 }
 
-export function explainPublishError(error: unknown, inputs: PublishInputs, plan: ExportPlan | undefined, jobId: string | undefined): string {
+/** `publicationMs`: how long the run waited for the platform to publish before the export, when it did. */
+export function explainPublishError(error: unknown, inputs: PublishInputs, plan: ExportPlan | undefined, jobId: string | undefined, publicationMs?: number): string {
   const domain = inputs.domain;
   if (error instanceof DeadlineError) {
     return `${error.message}${jobId ? ` The export job ${jobId} goes on on the server: re-run with job-id: ${jobId} to pick it up.` : ''}`;
@@ -32,7 +34,12 @@ export function explainPublishError(error: unknown, inputs: PublishInputs, plan:
     const job = timeout.last;
     const where = job ? `it was ${job.status} at ${job.progress}% with ${job.pageCount} pages` : 'no status was seen';
     const id = job?.jobId ?? jobId;
-    return `The export job ${id} did not finish within the timeout (${inputs.timeoutText}): ${where} after ${Math.round(timeout.waitedMs / 1000)} s. The job goes on on the server: re-run with job-id: ${id} to pick it up, or raise timeout.`;
+    // The step's one deadline covers the deployment's wait too: say where the time went, in units.
+    const before = publicationMs === undefined ? '' : `, after ${formatDuration(publicationMs)} waiting for the platform to publish`;
+    return (
+      `The export job ${id} did not finish within the step's timeout of ${formatDuration(inputs.timeoutMs)} (timeout: ${inputs.timeoutText}): ${where} after ${formatDuration(timeout.waitedMs)} of export${before}. ` +
+      `The job goes on on the server: re-run with job-id: ${id} to pick it up, or raise timeout (such as 30m).`
+    );
   }
   if (error instanceof ApiError && error.path.startsWith('/v1/project/update/') && error.ambiguous && inputs.publication) {
     // Not resent (see triggerDeployment): say what may have happened and that a re-run is safe.

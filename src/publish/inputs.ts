@@ -227,7 +227,8 @@ export const ARCHIVE_PATH_NEEDED =
   'is required with bundle-url-template: give the archive-path output of the step that kept the archive (keep-archive), the file you uploaded to the URL. Its size and SHA-256 are what the URL must serve.';
 
 function readDurableInputs(template: string, config: PublishInputs['config'], plan: ExportPlan | 'auto'): NonNullable<PublishInputs['durable']> {
-  const problem = templateProblem(template);
+  const allowPlainHttp = parseBoolean(Input.AllowPlainHttp, core.getInput(Input.AllowPlainHttp) || 'false');
+  const problem = templateProblem(template, allowPlainHttp);
   if (problem) throw new InputError(Input.BundleUrlTemplate, problem);
   if (!config) throw new InputError(Input.BundleUrlTemplate, 'proposes the URL in the deployment\'s values file, so it needs config-path.');
   const archive = workspacePath(Input.ArchivePath);

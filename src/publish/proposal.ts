@@ -3,7 +3,7 @@
 // the pull request should hold (reconcile.ts), and write it (or, in a dry run, only show it). Runs
 // only after a completed export and a bundle.
 import type { Bundle, ExportJob } from '../platform/static-export.ts';
-import { jobIdFromLink, linkExpiry, linkFingerprint, linkPieces } from '../values/link.ts';
+import { jobIdFromLink, linkExpiry, linkFingerprint, linkPieces, shownWhole } from '../values/link.ts';
 import { ConfigFileError, type SettingChange, readSetting } from '../values/values-file.ts';
 import { formatBytes, formatUtc } from '../action/format.ts';
 import {
@@ -499,9 +499,12 @@ function isLink(value: unknown): value is string {
 function showValue(value: unknown): string {
   if (value === undefined) return '(not set)';
   if (!isLink(value)) return `\`${JSON.stringify(value)}\``;
+  const expiry = linkExpiry(value);
+  // A URL that does not expire (one the team hosts) is one code span, to copy whole; a presigned
+  // link is shown without its signature anyway, in two pieces so a narrow cell can wrap it.
+  if (!expiry) return `\`${shownWhole(value)}\``;
   const shown = linkPieces(value)
     .map((piece) => `\`${piece}\``)
     .join(' ');
-  const expiry = linkExpiry(value);
-  return expiry ? `${shown} (expires ${formatUtc(expiry.toISOString())})` : shown;
+  return `${shown} (expires ${formatUtc(expiry.toISOString())})`;
 }

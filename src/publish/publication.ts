@@ -31,6 +31,11 @@ export interface Publication {
 
 /** A deployment takes a minute or two: no need to look more often than this. */
 const DEPLOYMENT_CEILING_MS = 10_000;
+/**
+ * One look this long after the queue, off the beat: a deployment that started names its commit and
+ * branch, so a push from a branch the platform does not deploy stops then, not a beat (10 s) later.
+ */
+const FIRST_LOOK_MS = 1000;
 /** How many of the deployment's last log lines a failure shows. */
 export const LOG_LINES_SHOWN = 10;
 
@@ -157,7 +162,7 @@ async function deployOnce(client: ApiClient, options: PublicationOptions): Promi
         return state;
       },
       isFinal: isDeploymentFinished,
-      schedule: new StatusSchedule<Deployment>(limits),
+      schedule: new StatusSchedule<Deployment>(limits, { earlyLooksMs: [FIRST_LOOK_MS] }),
       deadline: options.deadline.at,
       signal: options.signal,
       initial: { statusId, status: 'queued', logs: [] },

@@ -144,6 +144,8 @@ export async function run(cancellation = new Cancellation(), options: RunOptions
 interface Progress {
   /** The docs commit the platform published before the export. */
   docsCommit?: string;
+  /** How long the wait for that publication took: the step's timeout counts it too. */
+  publicationMs?: number;
   jobId?: string;
   exported?: ExportResult;
   contentDiff?: ContentDiff;
@@ -284,6 +286,7 @@ async function exportAndPropose(
   let published: Publication | undefined;
   if (inputs.publication) {
     cancellation.note = 'The step stopped while waiting for the platform to publish; no export job was started.';
+    const waitStarted = Date.now();
     published = await waitForPublication(client, {
       ...inputs.publication,
       deadline,
@@ -291,6 +294,7 @@ async function exportAndPropose(
       compare: inputs.publication.github && compareOnGitHub(inputs.publication.github, inputs.requestTimeoutMs, deadline, cancellation)
     });
     progress.docsCommit = published.sha;
+    progress.publicationMs = Date.now() - waitStarted;
   }
   let exported = await runExport(client, plan.plan, {
     // What is left of the step's timeout after the wait for the deployment.
@@ -452,7 +456,7 @@ async function proposeConfig(
     core.info(`  ${change.key}: ${before} → ${after}`);
   }
   if (!update.changed) core.info(`${where} on ${update.baseBranch} already holds these values: no pull request needed.`);
-  else if (target.dryRun) core.info(`Dry run: ${update.changes.length} setting(s) would change; nothing was written.`);
+  else if (target.dryRun) core.info(`Dry run: ${update.changes.length === 1 ? 'one setting' : `${update.changes.length} settings`} would change; nothing was written.`);
   else if (update.kept && update.operation !== 'none') core.info(`The base moved under pull request #${update.number}: rebuilt it on ${update.baseBranch}'s current file, what it proposes unchanged (${update.url}).`);
   else if (update.kept) core.info(update.number === undefined ? 'No pull request was opened.' : `Pull request #${update.number} was left as it is: ${update.url}`);
   else if (update.operation === 'none') core.info(`Pull request #${update.number} is already current: ${update.url}`);
@@ -537,7 +541,7 @@ async function reportFailure(error: unknown, inputs: PublishInputs, plan: Export
   if (failedJob) outputs[Output.Status] = failedJob.status;
   if (progress.docsCommit) outputs[Output.DocsCommit] = progress.docsCommit;
   for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value);
-  const said = explainPublishError(error, inputs, plan, jobId ?? exported?.job.jobId);
+  const said = explainPublishError(error, inputs, plan, jobId ?? exported?.job.jobId, progress.publicationMs);
   // After an export, say how to go on without exporting again, and what branch the run left behind.
   const branchLeft = error instanceof PullRequestError ? error.branchLeft : undefined;
   const message = exported ? leftAfterExport(said, { jobId: exported.job.jobId, branchLeft, repo: inputs.config?.repo }) : said;

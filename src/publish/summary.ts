@@ -2,13 +2,13 @@
 // and what to do. Written only where the runner gives a summary file.
 import * as core from '@actions/core';
 import type { ExportJob } from '../platform/static-export.ts';
-import { linkPieces } from '../values/link.ts';
+import { linkPieces, shownWhole } from '../values/link.ts';
 import { type ConfigTarget, type ConfigUpdate, linkWarning } from './proposal.ts';
 import type { Validity } from './renewal.ts';
 import type { DeployedGuard } from './reconcile.ts';
 import type { ExportResult } from './export.ts';
 import type { ShortLink } from '../storage/link-margin.ts';
-import { escapeHtml, formatBytes, formatDuration, formatInstant } from '../action/format.ts';
+import { escapeHtml, formatBytes, formatDuration, formatInstant, messageHtml } from '../action/format.ts';
 
 export interface ConfigSummary {
   target: ConfigTarget;
@@ -40,7 +40,9 @@ export async function writePublishSummary(
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   const { job, bundle } = result;
   addGuard(guard);
-  core.summary.addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${job.status}`, 2);
+  // Under the guard's 🛑 the step fails: the heading must not read as a success.
+  const outcome = guard?.level === 'fail' ? "exported, but the step failed on production's link" : job.status;
+  core.summary.addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${outcome}`, 2);
   addContentDiff(contentDiff);
   core.summary
     .addTable([
@@ -53,7 +55,7 @@ export async function writePublishSummary(
       [{ data: 'Link', header: true }, shownLink(bundle.bundleUrl)]
     ])
     .addRaw('<p>The full link is in the <code>bundle-url</code> output; download it before it expires, or run again with <code>job-id</code> for a fresh one.</p>', true);
-  if (shortLink) core.summary.addRaw(`<p>⚠️ <strong>This link may not outlive the review.</strong> ${escapeHtml(shortLink.message)}</p>`, true);
+  if (shortLink) core.summary.addRaw(`<p>⚠️ <strong>This link may not outlive the review.</strong> ${messageHtml(shortLink.message)}</p>`, true);
   if (result.unnamedJobs) core.summary.addRaw(`<p>${escapeHtml(result.unnamedJobs)}</p>`, true);
   if (site?.kept) {
     core.summary.addHeading('Kept archive', 3).addTable([
@@ -144,7 +146,7 @@ export async function writeFailureSummary(failure: {
   const title = failure.exported ? 'exported, but a later step failed' : 'failed';
   const summary = core.summary.addHeading(`Static export${failure.domain ? ` of ${failure.domain}` : ''}: ${title}`, 2);
   if (rows.length) summary.addTable(rows);
-  summary.addRaw(`<p><strong>What happened:</strong> ${escapeHtml(failure.message)}</p>`, true).addRaw(`<p>${failureConsequence(failure)}</p>`, true);
+  summary.addRaw(`<p><strong>What happened:</strong> ${messageHtml(failure.message)}</p>`, true).addRaw(`<p>${failureConsequence(failure)}</p>`, true);
   if (failure.unnamedJobs) summary.addRaw(`<p>${escapeHtml(failure.unnamedJobs)}</p>`, true);
   addContentDiff(failure.contentDiff);
   if (failure.deploymentLog?.length) summary.addHeading("The deployment's last log lines", 3).addCodeBlock(failure.deploymentLog.join('\n'));
@@ -166,7 +168,8 @@ export async function writeHostedSummary(
   core.summary.addHeading(`Static export: bundle hosted by your team`, 2);
   addContentDiff(contentDiff);
   core.summary.addTable([
-    [{ data: 'URL', header: true }, shownLink(url)],
+    // One code span, to copy whole: the URL the pods fetch, never expiring (a signed one shows no signature).
+    [{ data: 'URL', header: true }, `<code>${escapeHtml(shownWhole(url))}</code>`],
     [{ data: 'Expires', header: true }, expiresAt === 'never' ? 'never' : formatInstant(expiresAt)],
     [{ data: 'Size', header: true }, formatBytes(archive.bytes)],
     [{ data: 'SHA-256', header: true }, `<code>${archive.sha256}</code>`],

@@ -7,6 +7,7 @@ import https from 'node:https';
 import { formatBytes, formatSeconds } from '../action/format.ts';
 import type { Deadline } from '../action/deadline.ts';
 import { retryTransient } from '../wait/backoff.ts';
+import { dnsAdvice, isDnsCode, networkCode } from '../action/network.ts';
 import { isGzip } from './kept-archive.ts';
 
 export interface PodCheckOptions {
@@ -146,7 +147,9 @@ function get(url: URL, options: PodCheckOptions): Promise<http.IncomingMessage> 
     request.setTimeout(Math.max(1, timeoutMs), () => request.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
     request.on('error', (error: NodeJS.ErrnoException) => {
       if (error.name === 'AbortError') return reject(error);
-      reject(new PodCheckError(`The check of ${url.toString()} failed before an answer (${error.code ?? 'ECONNRESET'}).`, undefined, true));
+      const code = networkCode(error);
+      if (isDnsCode(code)) return reject(new PodCheckError(`The check of ${url.toString()} failed: ${dnsAdvice(url.hostname, code, 'check the host in bundle-url-template')}. Nothing was proposed.`, undefined, code === 'EAI_AGAIN'));
+      reject(new PodCheckError(`The check of ${url.toString()} failed before an answer (${code ?? 'ECONNRESET'}).`, undefined, true));
     });
   });
 }

@@ -116,6 +116,11 @@ export function linkFingerprint(link: string): string {
 
 const SECRET_PARAMS = /signature|credential|security-token|token|^sig$|^policy$|^key-pair-id$/i;
 
+/** The link to show a person: whole, to copy, when it grants nothing (a URL the team hosts); else redacted. */
+export function shownWhole(link: string): string {
+  return linkSecrets(link).length === 0 && parseUrl(link) !== undefined ? link : redactLink(link);
+}
+
 /**
  * What the runner must mask so that a log never shows what grants access: each signature,
  * credential or token in the link's query, as sent and decoded (a log may print either), and then

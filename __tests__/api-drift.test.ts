@@ -1,0 +1,94 @@
+// The platform's API may change under the action (static export is a private beta): a 404 or 405 on
+// a route of the contract the action speaks says so and names the contract, while a 404 the contract
+// declares (no such job) keeps its own meaning. Unit tests of the reading, and runs of the real
+// publish action in this process against the platform emulator answering as a moved API would.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { apiDrift } from '../src/platform/contract.ts';
+import { explainError } from '../src/action/explain.ts';
+import { ApiError } from '../src/platform/transport.ts';
+import { startGitHubEmulator, type GitHubEmulator } from '../emulator/github.ts';
+import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+
+describe('apiDrift', () => {
+  it.each([
+    ['POST', '/v1/static-export/jobs', 404, 'Mintlify Static Export API 1.0.0'],
+    ['POST', '/v1/static-export/jobs', 405, 'Mintlify Static Export API 1.0.0'],
+    ['GET', '/v1/static-export/jobs/se_0123456789abcdef', 405, 'Mintlify Static Export API 1.0.0'],
+    ['GET', '/v1/project/update-status/st_1', 404, 'Mintlify External API 1.0.0'],
+    ['POST', '/v2/agent/proj_1/job', 405, 'Mintlify Admin API 2.0.0'],
+    ['GET', '/v1/analytics/proj_1/feedback/by-page', 404, 'Mintlify Analytics Export API 1.0.0']
+  ])('%s %s answering %i says the platform API may have changed, naming %s', (method, path, status, contract) => {
+    expect(apiDrift(method, path, status)).toBe(
+      `${method} ${path} answered ${status}, which the contract this action speaks (${contract}) does not declare for that route: the platform's API may have changed` +
+        `${status === 404 && path.includes('/analytics/') ? ', unless project-id names no project this key can see' : ''}. ` +
+        "Update the action to a release that speaks the platform's current API, or report it to the action's maintainers with the request id."
+    );
+  });
+
+  it.each([
+    ['GET', '/v1/static-export/jobs/se_0123456789abcdef', 404],
+    ['POST', '/v1/static-export/jobs/se_0123456789abcdef/bundle', 404],
+    ['GET', '/v2/agent/proj_1/job/job_1', 404],
+    ['POST', '/v1/static-export/jobs', 400],
+    ['POST', '/v1/static-export/jobs', 500],
+    ['GET', '/v1/somewhere/else', 404]
+  ])('leaves %s %s answering %i to its own meaning (a declared 404, another status, a route outside the contract)', (method, path, status) => {
+    expect(apiDrift(method, path, status)).toBeUndefined();
+  });
+
+  it("says a 404 on a route that takes the user's project id may also be a wrong project-id", () => {
+    expect(apiDrift('POST', '/v1/project/update/proj_1', 404)).toContain("the platform's API may have changed, unless project-id names no project this key can see.");
+  });
+
+  it('comes before the hints of a status: the job hint of a 404 never reads for a start', () => {
+    const error = new ApiError({ method: 'POST', path: '/v1/static-export/jobs', status: 404, serverMessage: 'Not Found', requestId: 'req_1', message: 'm' });
+    expect(explainError(error, { apiUrl: 'https://api.mintlify.com', doing: 'exporting docs.example.com', hints: { 404: 'there is no export job (404).' } })).toBe(
+      `Exporting docs.example.com failed: ${apiDrift('POST', '/v1/static-export/jobs', 404)} The server said: "Not Found". (request id req_1)`
+    );
+  });
+});
+
+describe('a run against a platform whose API moved', () => {
+  let platform: PlatformEmulator;
+  let github: GitHubEmulator;
+  let publish: PublishRun;
+  beforeAll(async () => {
+    platform = await startPlatformEmulator({ profile: { queuedMs: 20, runMs: 100 } });
+    github = await startGitHubEmulator();
+    publish = await loadPublish(github.url);
+  });
+  afterAll(async () => {
+    await platform.close();
+    await github.close();
+  });
+  beforeEach(() => {
+    platform.requests.length = 0;
+  });
+  const exportDocs = (inputs: Record<string, string> = {}) =>
+    runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', ...QUICK_POLLS, ...inputs });
+
+  it('a start answered 404 says the API may have changed, naming the contract, and is not retried', async () => {
+    platform.addFault({ route: 'start', kind: '404' });
+    const run = await exportDocs();
+    expect(run.code).toBe(1);
+    expect(run.log).toContain(
+      "::error::Exporting docs.example.com failed: POST /v1/static-export/jobs answered 404, which the contract this action speaks (Mintlify Static Export API 1.0.0) does not declare for that route: the platform's API may have changed."
+    );
+    expect(platform.requests.filter((r) => r.route === 'start')).toHaveLength(1);
+  });
+
+  it('a generate answered 405 says the same', async () => {
+    platform.addFault({ route: 'bundle', kind: '405' });
+    const run = await exportDocs();
+    expect(run.code).toBe(1);
+    expect(run.log).toMatch(/::error::Exporting docs\.example\.com failed: POST \/v1\/static-export\/jobs\/se_\w+\/bundle answered 405, which the contract this action speaks \(Mintlify Static Export API 1\.0\.0\) does not declare/);
+  });
+
+  it('a job the platform does not know keeps its own meaning (the contract declares that 404)', async () => {
+    const run = await exportDocs({ 'job-id': 'se_0000000000000000' });
+    expect(run.code).toBe(1);
+    expect(run.log).toContain('::error::Reusing export job se_0000000000000000 failed: there is no export job se_0000000000000000 (404)');
+    expect(run.log).not.toContain('may have changed');
+  });
+});

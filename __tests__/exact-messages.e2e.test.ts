@@ -1,0 +1,144 @@
+// Every message says exactly what happened (issue 36): the real publish action runs in this process
+// (in-process.ts) against the platform and GitHub emulators, and each test reads the new text where
+// a user reads it: the log, the ::error:: line, the job summary, the pull request.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fakeSha } from '../emulator/deployments.ts';
+import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { overrideDns } from './dns-override.ts';
+import { presignedLink } from './finished-export.ts';
+import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+
+const REPO = 'acme/deploy';
+const TOKEN = 'ghs_emulator_token';
+const VALUES = (link: string) => `staticExport:\n  enabled: true\n  bundleUrl: "${link}"\n`;
+let platform: PlatformEmulator;
+let github: GitHubEmulator;
+let publish: PublishRun;
+let workspace: string;
+
+beforeAll(async () => {
+  platform = await startPlatformEmulator({ profile: { queuedMs: 20, runMs: 100 }, deployments: { branch: 'main', deployMs: 300 } });
+  github = await startGitHubEmulator();
+  publish = await loadPublish(github.url);
+});
+afterAll(async () => {
+  await platform.close();
+  await github.close();
+});
+beforeEach(() => {
+  platform.requests.length = 0;
+  // A link of an hour, as the tests below need (the emulator's default may be longer).
+  platform.linkTtlSeconds = 3600;
+  platform.profile = { queuedMs: 20, runMs: 100 };
+  workspace = mkdtempSync(join(tmpdir(), 'messages-'));
+  github.setPolicy({ allowActionsToCreatePullRequests: true, contentsWrite: true, pullRequestsWrite: true, protectedBranches: [] });
+  github.createRepo(REPO, { 'deploy/values.yaml': VALUES('') });
+});
+afterEach(() => rmSync(workspace, { recursive: true, force: true }));
+
+const env = (extra: Record<string, string> = {}) => ({ GITHUB_REPOSITORY: REPO, GITHUB_WORKSPACE: workspace, ...extra });
+const withConfig = { 'api-key': DEFAULT_API_KEY, 'config-path': 'deploy/values.yaml', 'github-token': TOKEN, ...QUICK_POLLS };
+const run = (inputs: Record<string, string>, extraEnv: Record<string, string> = {}) =>
+  runInProcess(publish, { 'api-url': platform.url, domain: 'docs.example.com', ...withConfig, ...inputs }, env(extraEnv));
+/** The summary's "What happened" paragraph. */
+const whatHappened = (summary: string) => /<p><strong>What happened:<\/strong> (.*?)<\/p>/s.exec(summary)?.[1] ?? '';
+
+describe('a link that may not outlive the review', () => {
+  it("points to docs/hosting.md's section as a full link, at the version the runner runs", async () => {
+    const result = await run({}, { GITHUB_ACTION_REPOSITORY: 'acme/static-export-action', GITHUB_ACTION_REF: 'v1' });
+    expect(result.code).toBe(0);
+    const link = 'https://github.com/acme/static-export-action/blob/v1/docs/hosting.md#links-that-outlive-the-review';
+    expect(result.log).toMatch(new RegExp(`⚠️ The platform's link expires at .*see ${link.replace(/[.?]/g, '\\$&')}\\)`));
+    expect(github.pulls(REPO)[0].body).toContain(`see ${link})`);
+    // Clickable in the summary too, where an HTML block links nothing by itself.
+    expect(result.summary).toContain(`see <a href="${link}">${link}</a>)`);
+    expect(result.log).not.toContain('in the README');
+  });
+});
+
+describe('the dry run', () => {
+  it('counts one setting in the singular', async () => {
+    const result = await run({ 'dry-run': 'true' });
+    expect(result.code).toBe(0);
+    expect(result.log).toContain('Dry run: one setting would change; nothing was written.');
+    expect(result.log).not.toContain('setting(s)');
+  });
+});
+
+describe('a push run', () => {
+  const pushEnv = (sha: string, branch: string) => ({ GITHUB_EVENT_NAME: 'push', GITHUB_SHA: sha, GITHUB_REF: `refs/heads/${branch}` });
+  const push = (extra: Record<string, string>, sha: string, branch = 'main') =>
+    runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': 'proj_123', ...extra }, env(pushEnv(sha, branch)));
+
+  it('that times out names the unit, and counts the wait for the deployment', async () => {
+    const sha = fakeSha('timeout push');
+    platform.deployments.push('main', sha);
+    platform.profile = { queuedMs: 60_000, runMs: 60_000 };
+    const result = await push({ timeout: '2', 'min-poll-interval': '100ms', 'max-poll-interval': '300ms' }, sha);
+    expect(result.code).toBe(1);
+    expect(result.log).toMatch(
+      /::error::The export job (se_\w+) did not finish within the step's timeout of 2 s \(timeout: 2\): it was queued at 0% with 0 pages after \d s of export, after \d s waiting for the platform to publish\. The job goes on on the server: re-run with job-id: \1 to pick it up, or raise timeout \(such as 30m\)\./
+    );
+  });
+
+  it('from a branch the platform does not deploy stops at the first look, before the beat', async () => {
+    const sha = fakeSha('feature push');
+    platform.deployments.push('feature', sha);
+    const result = await push({ 'max-poll-interval': '10s' }, sha, 'feature');
+    expect(result.code).toBe(1);
+    expect(result.log).toContain('::error::This run is for a push to feature, but the platform deploys main');
+    const [queued] = platform.requests.filter((r) => r.route === 'deploy');
+    const looks = platform.requests.filter((r) => r.route === 'deploy-status');
+    // One look, off the 10 s beat: the branch is known once the deployment started.
+    expect(looks).toHaveLength(1);
+    expect(looks[0].at - queued.at).toBeLessThan(10_000);
+    expect(platform.requests.filter((r) => r.route === 'start')).toEqual([]);
+  });
+});
+
+describe('a nightly run', () => {
+  it('that finds a URL the team hosts says why it skips in the log, not only in the summary', async () => {
+    github.createRepo(REPO, { 'deploy/values.yaml': VALUES('https://bundles.example.invalid/docs/se_0123456789abcdef/bundle.tar.gz') });
+    const result = await run({ 'job-id': 'auto', 'min-validity': '72h' }, { GITHUB_EVENT_NAME: 'schedule' });
+    expect(result.code).toBe(0);
+    expect(result.outputs.skipped).toBe('true');
+    expect(result.log).toContain('main holds https://bundles.example.invalid/docs/se_0123456789abcdef/bundle.tar.gz, a URL without an expiry of its own: it is never renewed, so this run changes nothing.');
+    expect(platform.requests).toEqual([]);
+  });
+});
+
+describe('a token without write permission', () => {
+  it('is shown the permissions block as text that renders, without literal backticks', async () => {
+    github.setPolicy({ contentsWrite: false });
+    const result = await run({ 'job-id': platform.seedExportJob({ domain: 'docs.example.com' }) });
+    expect(result.code).toBe(1);
+    const said = whatHappened(result.summary);
+    expect(said).toContain('add permissions: { contents: write, pull-requests: write } to the workflow or job');
+    expect(said).not.toContain('`');
+  });
+});
+
+describe("production's link that does not serve its export", () => {
+  let restoreDns: () => void;
+  afterEach(() => restoreDns());
+
+  it('is said in one plain sentence, then the reason, without nested parentheses or a double period', async () => {
+    restoreDns = overrideDns({ 'old-bucket.nowhere.localhost': 'ENOTFOUND' });
+    const production = platform.seedExportJob({ domain: 'docs.example.com' });
+    const link = presignedLink(platform, production, Date.now(), 7 * 86_400).replace(platform.url, 'https://old-bucket.nowhere.localhost');
+    github.createRepo(REPO, { 'deploy/values.yaml': VALUES(link) });
+    const result = await run({});
+    expect(result.code).toBe(0);
+    const line = result.log.split('\n').find((text) => text.startsWith("Production's link did not serve its export"));
+    expect(line).toBe(
+      `Production's link did not serve its export, so the run asks the platform for a fresh link to export ${production}. ` +
+        `The download of the bundle from https://old-bucket.nowhere.localhost/bundles/${production}/bundle.tar.gz?… failed: could not resolve old-bucket.nowhere.localhost (DNS, ENOTFOUND: no such name): ` +
+        "check the link's host, and that this runner's DNS resolves it (a name in a private zone needs a runner inside that network)."
+    );
+    expect(line).not.toContain('..');
+  });
+});
