@@ -42,6 +42,7 @@ export const PublishInput = {
   BundleUrlTemplate: 'bundle-url-template',
   CheckSha256: 'check-sha256',
   LinkMargin: 'link-margin',
+  FailWhenProductionExpires: 'fail-when-production-expires',
   WaitForDeployment: 'wait-for-deployment',
   MaxPageLoss: 'max-page-loss',
   AllowMissingHomePage: 'allow-missing-home-page',

@@ -5,7 +5,7 @@ import type { ExportJob } from '../platform/static-export.ts';
 import { linkPieces } from '../values/link.ts';
 import { type ConfigTarget, type ConfigUpdate, linkWarning } from './proposal.ts';
 import type { Validity } from './renewal.ts';
-import type { DeployedGuard } from './reconcile.ts';
+import type { ProductionGuard } from './production-guard.ts';
 import type { ExportResult } from './export.ts';
 import type { ShortLink } from '../storage/link-margin.ts';
 import { escapeHtml, formatBytes, formatDuration, formatInstant } from '../action/format.ts';
@@ -34,7 +34,7 @@ export async function writePublishSummary(
   shortLink?: ShortLink,
   site?: DownloadedSite,
   docsCommit?: { sha: string; branch: string },
-  guard?: DeployedGuard,
+  guard?: ProductionGuard,
   contentDiff?: string
 ): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
@@ -86,11 +86,11 @@ function shownLink(link: string): string {
     .join(' ');
 }
 
-/** Production at risk comes first: it is what the reader must act on. */
-function addGuard(guard: DeployedGuard | undefined): void {
-  if (!guard?.message || guard.level === 'ok') return;
-  const what = guard.level === 'fail' ? '🛑 <strong>Production is about to lose its site.</strong>' : '⚠️ <strong>Production\'s link runs out before long.</strong>';
-  core.summary.addRaw(`<p>${what} ${escapeHtml(guard.message)}</p>`, true);
+/** Production at risk comes first: it is what the reader must act on. Markdown, so the pull request is a link. */
+function addGuard(guard: ProductionGuard | undefined): void {
+  if (!guard?.markdown || guard.level === 'ok') return;
+  const what = guard.urgent ? "🛑 **Production is about to lose its site.**" : "⚠️ **Production's link runs out before long.**";
+  core.summary.addRaw(`\n${what} ${guard.markdown}\n`, true);
 }
 
 /** `shortLink`: the link-margin warning, already said above, so the body shown here leaves it out. */
@@ -158,7 +158,7 @@ export async function writeHostedSummary(
   archive: { sha256: string; bytes: number },
   sha256Checked: boolean,
   config: ConfigSummary,
-  guard?: DeployedGuard,
+  guard?: ProductionGuard,
   contentDiff?: string
 ): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
@@ -182,7 +182,7 @@ export async function writeLeftSummary(
   why: 'valid' | 'hosted' | 'vetoed',
   target: ConfigTarget,
   domain: string | undefined,
-  facts: { baseBranch: string; link?: string; pending?: { number: number; url: string }; guard: DeployedGuard; rebuilt?: boolean }
+  facts: { baseBranch: string; link?: string; pending?: { number: number; url: string }; guard: ProductionGuard; rebuilt?: boolean }
 ): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   addGuard(facts.guard);
