@@ -16,6 +16,8 @@ export const EXPIRING_LABEL = 'production-link-expiring';
 /** The most a run waits before failing: two days, so that a nightly run fails at least once with a day still left. */
 export const FAIL_WITHIN_MS = 48 * 60 * 60 * 1000;
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /** A link whose lifetime cannot be read is taken to live as long as S3 lets a presigned link live. */
 const LONGEST_LINK_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -31,8 +33,11 @@ export interface ProductionFacts {
   deployedLink: string | undefined;
   /** staticExport.enabled on the base; false: production serves no bundle, so there is nothing to guard. */
   enabled: boolean;
-  /** The open pull request production waits on; `mergeable` false when GitHub says it conflicts with the base. */
-  pending?: { number: number; url: string; mergeable?: boolean };
+  /**
+   * The open pull request production waits on; `mergeable` false when GitHub says it conflicts with the
+   * base. Without a number: the one a dry run would open.
+   */
+  pending?: { number?: number; url?: string; mergeable?: boolean };
   path: string;
   baseBranch: string;
   /** link-margin; undefined: off. */
@@ -61,14 +66,15 @@ export interface ProductionGuard {
 }
 
 /**
- * When to speak and when to fail, from the link's own lifetime, so that a one-day link is not flagged
- * the moment it is made: failing within half of its life (at most two days), and warning within
- * link-margin, also at most half of its life but never less than the fail window.
+ * When to speak and when to fail, from the link's own lifetime: within its last two days, but never
+ * in its first day (its first half, for a link of two days or less), so that a one-day link is not
+ * flagged the moment it is made. link-margin widens the warning, within the same bounds.
  */
 export function guardWindows(deployedLink: string, marginMs: number | undefined): { failWithinMs: number; warnWithinMs: number } {
-  const halfLife = (linkLifetime(deployedLink) ?? LONGEST_LINK_MS) / 2;
-  const failWithinMs = Math.min(FAIL_WITHIN_MS, halfLife);
-  const warnWithinMs = marginMs === undefined ? failWithinMs : Math.max(failWithinMs, Math.min(marginMs, halfLife));
+  const lifetime = linkLifetime(deployedLink) ?? LONGEST_LINK_MS;
+  const latest = lifetime - Math.min(lifetime / 2, DAY_MS);
+  const failWithinMs = Math.min(FAIL_WITHIN_MS, latest);
+  const warnWithinMs = marginMs === undefined ? failWithinMs : Math.max(failWithinMs, Math.min(marginMs, latest));
   return { failWithinMs, warnWithinMs };
 }
 
@@ -99,8 +105,8 @@ export function guardProduction(facts: ProductionFacts): ProductionGuard {
     level: fails ? 'fail' : 'warn',
     urgent,
     expiresAt,
-    message: say(`pull request #${pending.number} (${pending.url})`),
-    markdown: say(`[pull request #${pending.number}](${pending.url})`),
+    message: say(pending.number === undefined ? 'the pull request this dry run would open' : `pull request #${pending.number} (${pending.url})`),
+    markdown: say(pending.number === undefined ? 'the pull request this dry run would open' : `[pull request #${pending.number}](${pending.url})`),
     firstLine: firstLine(leftMs, at, urgent, facts.baseBranch, pending.mergeable),
     labelled: true
   };

@@ -475,7 +475,7 @@ async function guardProductionLink(
   octokit: Octokit | undefined,
   inputs: PublishInputs,
   current: CurrentConfig,
-  found: { deployedLink: string | undefined; baseBranch: string; pending: { number: number; url: string } | undefined }
+  found: { deployedLink: string | undefined; baseBranch: string; pending: { number?: number; url?: string } | undefined }
 ): Promise<ProductionGuard> {
   const target = inputs.config!;
   const { pending } = found;
@@ -537,7 +537,9 @@ async function report(outcome: Outcome, inputs: PublishInputs, current: CurrentC
   }
   const baseBranch = config?.baseBranch ?? current?.facts.base.branch;
   const deployedLink = config ? config.deployedLink : current?.deployedLink;
-  const guard = current && baseBranch ? await guardProductionLink(octokit, inputs, current, { deployedLink, baseBranch, pending }) : undefined;
+  // A dry run writes nothing, so production would wait on the open pull request, or on the one it would open.
+  const waitedOn = inputs.config?.dryRun ? (current?.pending ?? (config?.changed && !config.kept ? {} : undefined)) : pending;
+  const guard = current && baseBranch ? await guardProductionLink(octokit, inputs, current, { deployedLink, baseBranch, pending: waitedOn }) : undefined;
   if (guard) {
     const kind = deployedLink ? linkKind(deployedLink) : undefined;
     outputs[Output.DeployedExpiresAt] = guard.expiresAt ? guard.expiresAt.toISOString() : kind?.kind === 'hosted' ? 'never' : '';
