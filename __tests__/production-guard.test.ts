@@ -2,7 +2,7 @@
 // whose owner can act), which only warns, when it keeps quiet (enabled: false, no pull request, a link
 // far from expiry for its lifetime), what the pull request's first line says, and how rarely it changes.
 import { describe, expect, it } from '@jest/globals';
-import { type ProductionFacts, EXPIRING_LABEL, firstLineOf, guardProduction, guardWindows, withFirstLine } from '../src/publish/production-guard.ts';
+import { type FailWhen, type ProductionFacts, EXPIRING_LABEL, firstLineOf, guardProduction, guardWindows, withFirstLine } from '../src/publish/production-guard.ts';
 import { linkLifetime } from '../src/values/link.ts';
 
 const HOUR = 3_600_000;
@@ -34,7 +34,7 @@ function facts(leftMs: number, extra: Partial<ProductionFacts> = {}): Production
 }
 
 describe('which run fails: the one whose owner can act', () => {
-  it.each([
+  it.each<[string, string | undefined, FailWhen, 'warn' | 'fail']>([
     ['a scheduled run', 'schedule', 'auto', 'fail'],
     ['a manual run', 'workflow_dispatch', 'auto', 'fail'],
     ['a run outside a workflow', undefined, 'auto', 'fail'],
@@ -42,7 +42,7 @@ describe('which run fails: the one whose owner can act', () => {
     ['a pull request\'s run', 'pull_request', 'auto', 'warn'],
     ['a push run', 'push', 'always', 'fail'],
     ['a scheduled run', 'schedule', 'never', 'warn']
-  ] as const)('%s (%s) with fail-when-production-expires: %s, 20 h left: %s', (_name, event, failWhen, level) => {
+  ])('%s (%s) with fail-when-production-expires: %s, 20 h left: %s', (_name, event, failWhen, level) => {
     const guard = guardProduction(facts(20 * HOUR, { event, failWhen }));
     expect(guard.level).toBe(level);
     expect(guard.urgent).toBe(true);
