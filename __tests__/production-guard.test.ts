@@ -4,6 +4,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { type FailWhen, type ProductionFacts, EXPIRING_LABEL, firstLineOf, guardProduction, guardWindows, withFirstLine } from '../src/publish/production-guard.ts';
 import { linkLifetime } from '../src/values/link.ts';
+import { withPullLinks } from '../src/publish/summary.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -144,5 +145,13 @@ describe('the pull request\'s first line', () => {
     expect(withFirstLine(body, undefined)).toBe(body);
     expect(firstLineOf(body)).toBeUndefined();
     expect(EXPIRING_LABEL).toBe('production-link-expiring');
+  });
+});
+
+describe('links in the summary', () => {
+  it('a message the log shows with "pull request #4 (https://…)" is a link to click in the summary, the rest escaped', () => {
+    const message = `Export se_3f9a2c1b8e7d4a06 was proposed in pull request #4 (${URL}), which a person closed <without> merging.`;
+    expect(withPullLinks(message)).toBe(`Export se_3f9a2c1b8e7d4a06 was proposed in <a href="${URL}">pull request #4</a>, which a person closed &lt;without&gt; merging.`);
+    expect(withPullLinks('Pull request #12 (https://github.invalid/acme/deploy/pull/12) cannot be merged as it is')).toBe('<a href="https://github.invalid/acme/deploy/pull/12">Pull request #12</a> cannot be merged as it is');
   });
 });

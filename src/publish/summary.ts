@@ -79,6 +79,14 @@ function addContentDiff(markdown: string | undefined): void {
   if (markdown) core.summary.addRaw(`\n${markdown}\n`, true);
 }
 
+/**
+ * A message of the log in the summary's HTML, each "pull request #4 (https://…)" it names made a
+ * link to click: the log shows the address, the summary the link.
+ */
+export function withPullLinks(text: string): string {
+  return escapeHtml(text).replace(/\b([Pp]ull request #\d+) \((https?:\/\/[^\s()]+)\)/g, '<a href="$2">$1</a>');
+}
+
 /** A link in a table cell: origin and path apart, so the cell can wrap; never the signature. */
 function shownLink(link: string): string {
   return linkPieces(link)
@@ -103,7 +111,7 @@ function addConfigSection({ target, update }: ConfigSummary, shortLink?: ShortLi
   }
   if (update.kept) {
     const pull = update.url ? ` <a href="${escapeHtml(update.url)}">Pull request #${update.number}</a> is unchanged.` : '';
-    core.summary.addRaw(`<p>Nothing proposed: ${escapeHtml(update.kept)}${pull}</p>`, true);
+    core.summary.addRaw(`<p>Nothing proposed: ${withPullLinks(update.kept)}${pull}</p>`, true);
     return;
   }
   if (target.dryRun) {
@@ -144,7 +152,7 @@ export async function writeFailureSummary(failure: {
   const title = failure.exported ? 'exported, but a later step failed' : 'failed';
   const summary = core.summary.addHeading(`Static export${failure.domain ? ` of ${failure.domain}` : ''}: ${title}`, 2);
   if (rows.length) summary.addTable(rows);
-  summary.addRaw(`<p><strong>What happened:</strong> ${escapeHtml(failure.message)}</p>`, true).addRaw(`<p>${failureConsequence(failure)}</p>`, true);
+  summary.addRaw(`<p><strong>What happened:</strong> ${withPullLinks(failure.message)}</p>`, true).addRaw(`<p>${failureConsequence(failure)}</p>`, true);
   if (failure.unnamedJobs) summary.addRaw(`<p>${escapeHtml(failure.unnamedJobs)}</p>`, true);
   addContentDiff(failure.contentDiff);
   if (failure.deploymentLog?.length) summary.addHeading("The deployment's last log lines", 3).addCodeBlock(failure.deploymentLog.join('\n'));
@@ -192,7 +200,7 @@ export async function writeLeftSummary(
     ? ` Production (<code>${escapeHtml(target.path)}</code> on <code>${escapeHtml(facts.baseBranch)}</code>) keeps its own link until the pull request is merged${facts.guard.expiresAt ? `; that link expires ${escapeHtml(formatInstant(facts.guard.expiresAt.toISOString()))}` : ''}.`
     : '';
   const heading = { valid: 'link still valid, nothing to do', hosted: 'hosted URL, nothing to renew', vetoed: 'turned down in review, nothing proposed' }[why];
-  core.summary.addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${heading}`, 2).addRaw(`<p>${escapeHtml(validity.reason)}</p>`, true);
+  core.summary.addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${heading}`, 2).addRaw(`<p>${withPullLinks(validity.reason)}</p>`, true);
   const touched =
     facts.rebuilt && facts.pending
       ? `No request was sent to the platform. The base moved under <a href="${escapeHtml(facts.pending.url)}">pull request #${facts.pending.number}</a>, so it was rebuilt on the base's current file, its settings and people's changes kept.`
