@@ -38,10 +38,10 @@ const values = (link: string, comment = 'Helm values for the docs deployment.') 
 const weekLink = (jobId: string, leftMs: number) => presignedLink(platform, jobId, Date.now() - (WEEK_SECONDS * 1000 - leftMs), WEEK_SECONDS);
 
 /** The README's nightly renewal, as a scheduled run. */
-const nightly = () =>
+const nightly = (extra: Record<string, string> = {}) =>
   runInProcess(
     publish,
-    { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, 'job-id': 'auto', 'min-validity': '72h', ...QUICK_POLLS },
+    { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, 'job-id': 'auto', 'min-validity': '72h', ...QUICK_POLLS, ...extra },
     { GITHUB_EVENT_NAME: 'schedule', GITHUB_REPOSITORY: REPO }
   );
 const openPull = () => github.pulls(REPO).find((pull) => pull.state === 'open')!;
@@ -89,5 +89,13 @@ describe("the guard's marks on the pull request", () => {
     expect(night.log).toContain(`Pull request #${pull.number} (${pull.html_url}) cannot be merged as it is: it conflicts with main. Resolve the conflict on its branch`);
     expect(night.log).not.toMatch(/::error::.*Merge pull request/);
     expect(pull.body.split('\n')[0]).toContain('this pull request cannot be merged as it is (it conflicts with main): resolve the conflict, then merge it and roll it out.');
+  });
+
+  it('a fail-when-production-expires that is not auto, always or never fails before any request, saying what each means', async () => {
+    platform.requests.length = 0;
+    const night = await nightly({ 'fail-when-production-expires': 'sometimes' });
+    expect(night.code).toBe(1);
+    expect(night.log).toContain("::error::Input 'fail-when-production-expires': 'sometimes' is not auto, always or never. auto (the default) fails a scheduled or manual run");
+    expect([github.requests, platform.requests]).toEqual([[], []]);
   });
 });
