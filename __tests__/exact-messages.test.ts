@@ -99,7 +99,7 @@ describe('the job summary', () => {
   };
 
   it('does not say "completed" under the 🛑 of a failed step', async () => {
-    await writePublishSummary(exported, 'docs.example.com', undefined, undefined, undefined, undefined, { level: 'fail', message: "Production's link expires soon." });
+    await writePublishSummary(exported, 'docs.example.com', undefined, undefined, undefined, undefined, { level: 'fail', urgent: true, labelled: true, message: "Production's link expires soon.", markdown: "Production's link expires soon." });
     const failed = written();
     expect(failed).toContain('🛑');
     expect(failed).toContain("<h2>Static export of docs.example.com: exported, but the step failed on production's link</h2>");

@@ -16,6 +16,7 @@ import { type ActionRun, runAction } from '../emulator/runner.ts';
 import { chromiumMissing } from '../scripts/chromium.ts';
 import { type GitHubScreen, openGitHubScreen } from './github-screen.ts';
 import { QUICK_POLLS } from './in-process.ts';
+import { presignedLink } from './finished-export.ts';
 
 const REPO = 'acme/deploy';
 const TOKEN = 'ghs_emulator_token';
@@ -118,10 +119,9 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
   });
 
   it('a renewal: the same export, a fresh link, told apart by expiry', async () => {
-    // Production's link was made with two days left.
-    platform.linkTtlSeconds = 2 * 24 * 3600;
-    await deploy(SITE, Date.now() - 6 * DAY);
-    platform.linkTtlSeconds = 7 * 24 * 3600;
+    // Production's link was signed five and a half days ago for a week: a day and a half left.
+    const deployed = await deploy(SITE, Date.now() - 6 * DAY);
+    github.createRepo(REPO, { 'deploy/values.yaml': values(presignedLink(platform, deployed, Date.now() - 5.5 * DAY, 7 * 24 * 3600)) });
     const run = await publish({ 'job-id': 'auto', 'min-validity': '72h' });
     expect(body()).toContain('Renews the static export link');
     // Production's own link runs out within min-validity: the step fails so a person hears of it, and the summary opens with that.

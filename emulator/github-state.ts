@@ -453,6 +453,33 @@ export class GitHubState {
     return pull.labels;
   }
 
+  /** One pull request, as `GET /pulls/{n}` reads it; 404 when there is none. */
+  getPull(repo: Repository, number: string): EmulatedPull {
+    return this.findPull(repo, number);
+  }
+
+  /** Removes one label, as GitHub does: 404 "Label does not exist" when the pull request lacks it; returns the labels left. */
+  removeLabel(repo: Repository, number: string, name: string): string[] {
+    const pull = this.findPull(repo, number);
+    if (!pull.labels.includes(name)) throw new ApiError(404, 'Label does not exist');
+    pull.labels = pull.labels.filter((label) => label !== name);
+    return pull.labels;
+  }
+
+  /**
+   * GitHub's `mergeable` of an open pull request: false when its branch and the base changed the same
+   * lines (`mergeable_state: dirty`); null once it is closed, as GitHub leaves it uncomputed.
+   */
+  mergeability(repo: Repository, number: string): { mergeable: boolean | null; state: 'clean' | 'dirty' | 'unknown' } {
+    const pull = this.findPull(repo, number);
+    const baseSha = repo.branches.get(pull.base);
+    const headSha = repo.branches.get(pull.head);
+    if (pull.state !== 'open' || !baseSha || !headSha) return { mergeable: null, state: 'unknown' };
+    const common = mergeBase(repo, baseSha, headSha) as string;
+    const merged = mergeTrees(this.filesOf(repo, baseSha), this.filesOf(repo, common), this.filesOf(repo, headSha));
+    return merged ? { mergeable: true, state: 'clean' } : { mergeable: false, state: 'dirty' };
+  }
+
   /** `GET /compare/{base}...{head}`: how head stands to base, its own commits and the files it changed since their merge base. */
   compare(repo: Repository, baseRef: string, headRef: string) {
     const base = this.resolveRef(repo, baseRef);

@@ -365,6 +365,17 @@ const ROUTES: Route[] = [
     }
   },
   {
+    method: 'GET',
+    pattern: /^\/pulls\/(\d+)$/,
+    doc: `${DOCS}/pulls/pulls#get-a-pull-request`,
+    handle: ({ state, url, repo, params }) => {
+      const pull = state.getPull(repo, params[0] as string);
+      // Only the single pull request carries GitHub's mergeability; the list does not.
+      const { mergeable, state: mergeableState } = state.mergeability(repo, params[0] as string);
+      return { status: 200, body: { ...(pullJson(url, repo, pull) as object), mergeable, mergeable_state: mergeableState } };
+    }
+  },
+  {
     method: 'PATCH',
     pattern: /^\/pulls\/(\d+)$/,
     doc: `${DOCS}/pulls/pulls#update-a-pull-request`,
@@ -385,6 +396,13 @@ const ROUTES: Route[] = [
       const names = Array.isArray(given) ? given.map(String) : [];
       return { status: 200, body: state.addLabels(repo, params[0] as string, names).map(labelJson) };
     }
+  },
+  {
+    method: 'DELETE',
+    pattern: /^\/issues\/(\d+)\/labels\/(.+)$/,
+    doc: `${DOCS}/issues/labels#remove-a-label-from-an-issue`,
+    needs: 'pulls',
+    handle: ({ state, repo, params }) => ({ status: 200, body: state.removeLabel(repo, params[0] as string, params[1] as string).map(labelJson) })
   }
 ];
 

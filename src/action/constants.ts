@@ -43,6 +43,7 @@ export const PublishInput = {
   CheckSha256: 'check-sha256',
   AllowPlainHttp: 'allow-plain-http',
   LinkMargin: 'link-margin',
+  FailWhenProductionExpires: 'fail-when-production-expires',
   WaitForDeployment: 'wait-for-deployment',
   MaxPageLoss: 'max-page-loss',
   AllowMissingHomePage: 'allow-missing-home-page',

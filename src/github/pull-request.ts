@@ -486,9 +486,39 @@ async function openPullState(octokit: Octokit, repo: Repo, branch: string, base:
   return pull && { number: pull.number, url: pull.html_url, title: pull.title, body: pull.body ?? '', labels: pull.labels.map((label) => label.name ?? '') };
 }
 
+/** One pull request as it stands now, with GitHub's mergeability (which only the single pull request carries). */
+export interface PullState {
+  body: string;
+  labels: string[];
+  /** False when GitHub says it cannot be merged (a conflict with the base); undefined while GitHub has not computed it. */
+  mergeable?: boolean;
+}
+
+export async function readPullState(octokit: Octokit, repo: Repo, number: number): Promise<PullState> {
+  const { data } = await step(`read pull request #${number}`, repo, () => octokit.rest.pulls.get({ ...repo, pull_number: number }));
+  // `mergeable` is null until GitHub has computed it: then nothing is known, and nothing is claimed.
+  const mergeable = data.mergeable === false || data.mergeable_state === 'dirty' ? false : data.mergeable === true ? true : undefined;
+  return { body: data.body ?? '', labels: data.labels.map((label) => label.name ?? ''), mergeable };
+}
+
+/** Replaces the body of a pull request, and nothing else. */
+export async function updatePullBody(octokit: Octokit, repo: Repo, number: number, body: string): Promise<void> {
+  await step(`update pull request #${number}`, repo, () => octokit.rest.pulls.update({ ...repo, pull_number: number, body }));
+}
+
+/** Removes a label; one already gone (GitHub's 404 "Label does not exist") is what was wanted. */
+export async function removeLabel(octokit: Octokit, repo: Repo, number: number, name: string): Promise<void> {
+  try {
+    await octokit.rest.issues.removeLabel({ ...repo, issue_number: number, name });
+  } catch (error) {
+    if (httpFailure(error)?.status === 404) return;
+    throw toPullRequestError(error, `remove label ${name} from pull request #${number}`, `${repo.owner}/${repo.repo}`, {});
+  }
+}
+
 // GitHub's 422 "Could not resolve to a node" right after the pull request is created is retried by
 // the client (client.ts), within the step's deadline and cancel.
-async function addLabels(octokit: Octokit, repo: Repo, number: number, labels: string[]): Promise<void> {
+export async function addLabels(octokit: Octokit, repo: Repo, number: number, labels: string[]): Promise<void> {
   if (labels.length === 0) return;
   await step(`label pull request #${number}`, repo, () => octokit.rest.issues.addLabels({ ...repo, issue_number: number, labels }));
 }

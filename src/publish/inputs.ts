@@ -13,6 +13,7 @@ import { templateProblem } from '../storage/durable-url.ts';
 import type { PushedCommit } from './publication.ts';
 import type { GateSettings } from '../content/gate.ts';
 import { prBranchIsBase } from './preflight.ts';
+import { FAIL_WHEN, type FailWhen } from './production-guard.ts';
 
 export interface PublishInputs extends PlatformInputs {
   /** What to export; `auto`: the job named by the link in the configuration file (a renewal). */
@@ -43,6 +44,10 @@ export interface PublishInputs extends PlatformInputs {
   linkMarginMs?: number;
   /** As the user wrote it, for messages. */
   linkMarginText: string;
+  /** Which runs fail when production's link is about to expire (production-guard.ts). */
+  failWhenProductionExpires: FailWhen;
+  /** GITHUB_EVENT_NAME; undefined outside a workflow. */
+  event?: string;
   /**
    * Set when the step first waits for the platform to publish (wait-for-deployment). `github`: the
    * pushed repository and a token to compare the published commit with the pushed one.
@@ -119,6 +124,8 @@ export function readPublishInputs(): PublishInputs {
 
   const timeoutText = core.getInput(Input.Timeout) || '30m';
   return {
+    failWhenProductionExpires: readFailWhen(),
+    event: process.env.GITHUB_EVENT_NAME || undefined,
     ...platform,
     plan,
     request,
@@ -137,6 +144,18 @@ export function readPublishInputs(): PublishInputs {
     publication: readPublicationInputs(plan),
     contentGate: readContentGate()
   };
+}
+
+/** fail-when-production-expires: auto (the default), always or never. */
+function readFailWhen(): FailWhen {
+  const text = (core.getInput(Input.FailWhenProductionExpires).trim() || 'auto').toLowerCase();
+  if (!(FAIL_WHEN as readonly string[]).includes(text)) {
+    throw new InputError(
+      Input.FailWhenProductionExpires,
+      `'${text}' is not auto, always or never. auto (the default) fails a scheduled or manual run when production's link is about to expire and only warns on a push; always fails any run; never only warns.`
+    );
+  }
+  return text as FailWhen;
 }
 
 /** max-page-loss: a share such as 25%; allow-missing-home-page: true or false. */

@@ -15,14 +15,19 @@ import {
   PullRequestError,
   type Repo,
   type RepositoryFacts,
+  addLabels,
   branchHead,
   listPulls,
   proposeChange,
   readBaseFile,
   readBranchHistory,
   readOpenProposal,
-  readRepository
+  readPullState,
+  readRepository,
+  removeLabel,
+  updatePullBody
 } from '../github/pull-request.ts';
+import { EXPIRING_LABEL, type ProductionGuard, firstLineOf, withFirstLine } from './production-guard.ts';
 import { OPENED_BY_THIS_ACTION, planProposal, refuseBranch } from './reconcile.ts';
 import { defaultPrBranch } from './inputs.ts';
 import type { ContentDiff } from '../content/gate.ts';
@@ -208,7 +213,9 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
     }
     // A new pull request after one a person closed names it, so the reviewer knows what was said before.
     const closed = proposal ? undefined : facts.pulls.find((pull) => pull.state === 'closed' && !pull.merged && pull.base === file.branch);
-    const body = pullRequestBody(target, { ...published, closedBefore: closed && { number: closed.number, jobId: exportOfBody(closed.body) } }, plan.changes, deployedLink);
+    // The guard's first line is the guard's to change (markPullRequest): a new body keeps it.
+    const drafted = pullRequestBody(target, { ...published, closedBefore: closed && { number: closed.number, jobId: exportOfBody(closed.body) } }, plan.changes, deployedLink);
+    const body = withFirstLine(drafted, proposal && firstLineOf(proposal.body));
     if (target.dryRun) return { changed: true, operation: 'none', changes: plan.changes, body, ...result, pending: false };
     const written = await proposeChange(octokit, repo, {
       path: target.path,
@@ -278,6 +285,34 @@ export async function keepProposalCurrent(octokit: Octokit, target: ConfigTarget
   // Another writer moved the branch meanwhile: it is theirs to finish, and the next run looks again.
   if (written === 'raced') return undefined;
   return { changed: true, ...written, changes: plan.changes, ...result, pending: true };
+}
+
+/**
+ * Keeps the guard's marks on a pull request: its first line, written only when its text changes, and
+ * the expiring label. The pull request is read first, for GitHub's word on whether it can be merged:
+ * `guard` decides from it, so a pull request that conflicts is never told "merge". A dry run only reads.
+ */
+export async function markPullRequest(
+  octokit: Octokit,
+  target: Pick<ConfigTarget, 'repo' | 'dryRun'>,
+  number: number,
+  guard: (mergeable: boolean | undefined) => ProductionGuard
+): Promise<ProductionGuard> {
+  const { repo } = target;
+  const pull = await readPullState(octokit, repo, number);
+  const decided = guard(pull.mergeable);
+  if (target.dryRun) return decided;
+  const body = withFirstLine(pull.body, decided.firstLine);
+  if (body !== pull.body) await updatePullBody(octokit, repo, number, body);
+  const labelled = pull.labels.includes(EXPIRING_LABEL);
+  if (decided.labelled && !labelled) await addLabels(octokit, repo, number, [EXPIRING_LABEL]);
+  if (!decided.labelled && labelled) await removeLabel(octokit, repo, number, EXPIRING_LABEL);
+  return decided;
+}
+
+/** True when the pull request carries a mark of the guard: a later run takes it off once production is safe. */
+export function carriesGuardMarks(pull: { body: string; labels: string[] }): boolean {
+  return firstLineOf(pull.body) !== undefined || pull.labels.includes(EXPIRING_LABEL);
 }
 
 /** The link in a values file, or undefined when it holds none (or cannot be read). */

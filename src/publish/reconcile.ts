@@ -7,7 +7,6 @@
 import { diff3Merge } from 'node-diff3';
 import { linkExpiry, linkSecrets } from '../values/link.ts';
 import { ConfigFileError, type SettingChange, patchValuesFile, readSetting } from '../values/values-file.ts';
-import { formatDuration, formatUtc } from '../action/format.ts';
 import type { ConfigTarget, ProposalFacts } from './proposal.ts';
 
 /** The static export settings a run may change, as a file holds them (undefined: not set). */
@@ -211,47 +210,4 @@ export function linkKind(link: string): LinkKind {
   if (at) return { kind: 'expires', at };
   // A signature without a readable expiry may expire at any time: renewed like one that says when.
   return linkSecrets(link).length > 0 ? { kind: 'signed' } : { kind: 'hosted' };
-}
-
-/**
- * Under this, a deployed link with a merge pending fails the step: a failed run notifies the team, a
- * warning does not. Two days, so that a nightly schedule fails at least once with a day still left.
- */
-export const FAIL_WITHIN_MS = 48 * 60 * 60 * 1000;
-
-export interface DeployedGuard {
-  level: 'ok' | 'warn' | 'fail';
-  /** When the deployed link expires; undefined when it does not say or never expires. */
-  expiresAt?: Date;
-  /** What is at risk and what to do, naming the pull request; set with warn and fail. */
-  message?: string;
-}
-
-/**
- * The deployed link, judged by every run with config-path. While a pull request waits to be merged,
- * production keeps the link on the base: when that one expires, every pod that restarts cannot fetch
- * the site, whatever the pull request proposes.
- */
-export function guardDeployed(input: {
-  deployedLink: string | undefined;
-  /** The open pull request whose merge production needs; undefined when none waits. */
-  pending?: { number?: number; url?: string };
-  path: string;
-  baseBranch: string;
-  marginMs: number | undefined;
-  now: number;
-}): DeployedGuard {
-  const { deployedLink, pending, now } = input;
-  const kind = deployedLink ? linkKind(deployedLink) : undefined;
-  if (kind?.kind !== 'expires') return { level: 'ok' };
-  const expiresAt = kind.at;
-  const leftMs = expiresAt.getTime() - now;
-  const risky = leftMs < FAIL_WITHIN_MS;
-  if (!pending || (!risky && (input.marginMs === undefined || leftMs >= input.marginMs))) return { level: 'ok', expiresAt };
-  const pull = pending.number !== undefined ? `pull request #${pending.number}${pending.url ? ` (${pending.url})` : ''}` : 'the open pull request';
-  const when = leftMs > 0 ? `expires at ${formatUtc(expiresAt.toISOString())}, in ${formatDuration(leftMs)}` : `expired at ${formatUtc(expiresAt.toISOString())}, ${formatDuration(-leftMs)} ago`;
-  const message =
-    `Production's link in ${input.path} on ${input.baseBranch} ${when}. Merge ${pull} and roll it out ${leftMs > 0 ? 'before then' : 'now'}: ` +
-    `${leftMs > 0 ? 'after that' : 'until then'}, every pod that restarts cannot fetch the site.`;
-  return { level: risky ? 'fail' : 'warn', expiresAt, message };
 }

@@ -16,9 +16,11 @@ import {
   type ConfigUpdate,
   type ProposalFacts,
   type PublishedBundle,
+  carriesGuardMarks,
   contentDiffSectionOf,
   keepProposalCurrent,
   linkIn,
+  markPullRequest,
   readProposalFacts,
   showChange,
   updateDeploymentConfig,
@@ -27,8 +29,9 @@ import {
 } from './proposal.ts';
 import { type Octokit, type PullSummary, PullRequestError } from '../github/pull-request.ts';
 import { leftAfterExport, refuseBeforeExport } from './preflight.ts';
-import { checkPatchable } from '../values/values-file.ts';
-import { type DeployedGuard, guardDeployed, linkKind, refuseBranch, settingChanges } from './reconcile.ts';
+import { checkPatchable, readSetting } from '../values/values-file.ts';
+import { linkKind, refuseBranch, settingChanges } from './reconcile.ts';
+import { type ProductionGuard, guardProduction } from './production-guard.ts';
 import { type ExportPlan, type ExportResult, ExportFailedError, runExport } from './export.ts';
 import { formatBytes } from '../action/format.ts';
 import { InputError } from '../action/inputs.ts';
@@ -53,6 +56,8 @@ interface CurrentConfig {
   facts: ProposalFacts;
   /** The link in the base's file: what production serves. */
   deployedLink?: string;
+  /** The base's staticExport.enabled is not false: production serves the bundle, so its link is guarded. */
+  deployedEnabled: boolean;
   /** The link to judge and renew: the open pull request's, when one proposes a link, else the base's. */
   link?: string;
   /** The open pull request, when one changes what is deployed. */
@@ -131,7 +136,7 @@ export async function run(cancellation = new Cancellation(), options: RunOptions
           ? await proposeHostedUrl(client, octokit!, inputs, current!, plan.jobId, deadline, cancellation, progress)
           : await exportAndPropose(client, octokit, inputs, current, plan, deadline, cancellation, progress);
     // Report.
-    await report(outcome, inputs, current, progress.outputs);
+    await report(outcome, inputs, current, progress.outputs, octokit);
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;
     await reportFailure(error, inputs, plan?.kind === 'export' ? plan.plan : undefined, progress, client);
@@ -172,7 +177,7 @@ async function readCurrent(octokit: Octokit, inputs: PublishInputs): Promise<Cur
   if (proposedLink) maskLink(proposedLink);
   const pending = proposed && proposesChange(target, base.text, proposed.text) ? { number: proposed.number, url: proposed.url } : undefined;
   const vetoes = vetoedExports(facts, baseLink && jobIdFromLink(baseLink));
-  const found = { facts, deployedLink: baseLink, pending, vetoes };
+  const found = { facts, deployedLink: baseLink, deployedEnabled: readSetting(target.path, base.text, target.key, 'enabled') !== false, pending, vetoes };
   if (!proposed || !proposedLink || proposedLink === baseLink) return { ...found, link: baseLink };
   if (inputs.plan === 'auto' || inputs.minValidityMs !== undefined) {
     core.info(`Pull request #${proposed.number} proposes ${jobIdFromLink(proposedLink) ?? redactLink(proposedLink)}, not yet merged: judging and renewing that link; the one on ${base.branch} is judged by the guard.`);
@@ -464,8 +469,49 @@ async function proposeConfig(
   return update;
 }
 
+/**
+ * The guard on production's link, said where a person looks: on the pull request production waits on
+ * (its first line and a label, read back first for whether GitHub can merge it), and by the caller in
+ * the log and the summary. A pull request that still carries the marks of an earlier run loses them
+ * once production is safe. Marking is best effort: a refusal is a warning, the run's work stands.
+ */
+async function guardProductionLink(
+  octokit: Octokit | undefined,
+  inputs: PublishInputs,
+  current: CurrentConfig,
+  found: { deployedLink: string | undefined; baseBranch: string; pending: { number?: number; url?: string } | undefined }
+): Promise<ProductionGuard> {
+  const target = inputs.config!;
+  const { pending } = found;
+  const guard = (mergeable?: boolean) =>
+    guardProduction({
+      deployedLink: found.deployedLink,
+      enabled: current.deployedEnabled,
+      pending: pending && { ...pending, mergeable },
+      path: target.path,
+      baseBranch: found.baseBranch,
+      marginMs: inputs.linkMarginMs,
+      failWhen: inputs.failWhenProductionExpires,
+      event: inputs.event,
+      dryRun: target.dryRun,
+      now: Date.now()
+    });
+  const first = guard();
+  const open = current.facts.open;
+  const marked = open && carriesGuardMarks(open) ? open.number : undefined;
+  const number = first.level !== 'ok' ? pending?.number : marked;
+  if (!octokit || number === undefined) return first;
+  try {
+    return await markPullRequest(octokit, target, number, (mergeable) => (number === pending?.number ? guard(mergeable) : guard()));
+  } catch (error) {
+    if (!(error instanceof PullRequestError)) throw error;
+    core.warning(`Could not mark pull request #${number} with the time production's link has left: ${error.message}`);
+    return first;
+  }
+}
+
 /** The one report of a run that did not fail: its outputs, the guard on production's link, the summary. */
-async function report(outcome: Outcome, inputs: PublishInputs, current: CurrentConfig | undefined, stepOutputs: Record<string, string>): Promise<void> {
+async function report(outcome: Outcome, inputs: PublishInputs, current: CurrentConfig | undefined, stepOutputs: Record<string, string>, octokit: Octokit | undefined): Promise<void> {
   const outputs: Partial<Record<string, string>> = { ...stepOutputs };
   const config = outcome.kind === 'left' ? outcome.rebuilt : outcome.config;
   if (outcome.kind === 'left') {
@@ -495,7 +541,9 @@ async function report(outcome: Outcome, inputs: PublishInputs, current: CurrentC
   }
   const baseBranch = config?.baseBranch ?? current?.facts.base.branch;
   const deployedLink = config ? config.deployedLink : current?.deployedLink;
-  const guard = current && baseBranch ? guardDeployed({ deployedLink, pending, path: inputs.config!.path, baseBranch, marginMs: inputs.linkMarginMs, now: Date.now() }) : undefined;
+  // A dry run writes nothing, so production would wait on the open pull request, or on the one it would open.
+  const waitedOn = inputs.config?.dryRun ? (current?.pending ?? (config?.changed && !config.kept ? {} : undefined)) : pending;
+  const guard = current && baseBranch ? await guardProductionLink(octokit, inputs, current, { deployedLink, baseBranch, pending: waitedOn }) : undefined;
   if (guard) {
     const kind = deployedLink ? linkKind(deployedLink) : undefined;
     outputs[Output.DeployedExpiresAt] = guard.expiresAt ? guard.expiresAt.toISOString() : kind?.kind === 'hosted' ? 'never' : '';
@@ -506,7 +554,7 @@ async function report(outcome: Outcome, inputs: PublishInputs, current: CurrentC
   if (guard?.level === 'fail') core.setFailed(guard.message!);
 }
 
-async function writeSummary(outcome: Outcome, inputs: PublishInputs, current: CurrentConfig | undefined, guard: DeployedGuard | undefined, pending: { number: number; url: string } | undefined): Promise<void> {
+async function writeSummary(outcome: Outcome, inputs: PublishInputs, current: CurrentConfig | undefined, guard: ProductionGuard | undefined, pending: { number: number; url: string } | undefined): Promise<void> {
   const target = inputs.config;
   if (outcome.kind === 'left') {
     await writeLeftSummary(outcome.validity, outcome.heading, target!, inputs.domain, { baseBranch: current!.facts.base.branch, pending, guard: guard!, rebuilt: outcome.rebuilt !== undefined && outcome.rebuilt.operation !== 'none' });

@@ -5,7 +5,7 @@ import type { ExportJob } from '../platform/static-export.ts';
 import { linkPieces, shownWhole } from '../values/link.ts';
 import { type ConfigTarget, type ConfigUpdate, linkWarning } from './proposal.ts';
 import type { Validity } from './renewal.ts';
-import type { DeployedGuard } from './reconcile.ts';
+import type { ProductionGuard } from './production-guard.ts';
 import type { ExportResult } from './export.ts';
 import type { ShortLink } from '../storage/link-margin.ts';
 import { escapeHtml, formatBytes, formatDuration, formatInstant, messageHtml } from '../action/format.ts';
@@ -34,7 +34,7 @@ export async function writePublishSummary(
   shortLink?: ShortLink,
   site?: DownloadedSite,
   docsCommit?: { sha: string; branch: string },
-  guard?: DeployedGuard,
+  guard?: ProductionGuard,
   contentDiff?: string
 ): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
@@ -81,6 +81,15 @@ function addContentDiff(markdown: string | undefined): void {
   if (markdown) core.summary.addRaw(`\n${markdown}\n`, true);
 }
 
+/**
+ * A message of the log in the summary's HTML, each "pull request #4 (https://…)" it names made a
+ * link to click: the log shows the address, the summary the link.
+ */
+export function withPullLinks(text: string): string {
+  // messageHtml has made the address a link of its own; the pull request's name becomes the link.
+  return messageHtml(text).replace(/\b([Pp]ull request #\d+) \(<a href="([^"]+)">[^<]*<\/a>\)/g, '<a href="$2">$1</a>');
+}
+
 /** A link in a table cell: origin and path apart, so the cell can wrap; never the signature. */
 function shownLink(link: string): string {
   return linkPieces(link)
@@ -88,11 +97,11 @@ function shownLink(link: string): string {
     .join(' ');
 }
 
-/** Production at risk comes first: it is what the reader must act on. */
-function addGuard(guard: DeployedGuard | undefined): void {
-  if (!guard?.message || guard.level === 'ok') return;
-  const what = guard.level === 'fail' ? '🛑 <strong>Production is about to lose its site.</strong>' : '⚠️ <strong>Production\'s link runs out before long.</strong>';
-  core.summary.addRaw(`<p>${what} ${escapeHtml(guard.message)}</p>`, true);
+/** Production at risk comes first: it is what the reader must act on. Markdown, so the pull request is a link. */
+function addGuard(guard: ProductionGuard | undefined): void {
+  if (!guard?.markdown || guard.level === 'ok') return;
+  const what = guard.urgent ? "🛑 **Production is about to lose its site.**" : "⚠️ **Production's link runs out before long.**";
+  core.summary.addRaw(`\n${what} ${guard.markdown}\n`, true);
 }
 
 /** `shortLink`: the link-margin warning, already said above, so the body shown here leaves it out. */
@@ -105,7 +114,7 @@ function addConfigSection({ target, update }: ConfigSummary, shortLink?: ShortLi
   }
   if (update.kept) {
     const pull = update.url ? ` <a href="${escapeHtml(update.url)}">Pull request #${update.number}</a> is unchanged.` : '';
-    core.summary.addRaw(`<p>Nothing proposed: ${escapeHtml(update.kept)}${pull}</p>`, true);
+    core.summary.addRaw(`<p>Nothing proposed: ${withPullLinks(update.kept)}${pull}</p>`, true);
     return;
   }
   if (target.dryRun) {
@@ -146,7 +155,7 @@ export async function writeFailureSummary(failure: {
   const title = failure.exported ? 'exported, but a later step failed' : 'failed';
   const summary = core.summary.addHeading(`Static export${failure.domain ? ` of ${failure.domain}` : ''}: ${title}`, 2);
   if (rows.length) summary.addTable(rows);
-  summary.addRaw(`<p><strong>What happened:</strong> ${messageHtml(failure.message)}</p>`, true).addRaw(`<p>${failureConsequence(failure)}</p>`, true);
+  summary.addRaw(`<p><strong>What happened:</strong> ${withPullLinks(failure.message)}</p>`, true).addRaw(`<p>${failureConsequence(failure)}</p>`, true);
   if (failure.unnamedJobs) summary.addRaw(`<p>${escapeHtml(failure.unnamedJobs)}</p>`, true);
   addContentDiff(failure.contentDiff);
   if (failure.deploymentLog?.length) summary.addHeading("The deployment's last log lines", 3).addCodeBlock(failure.deploymentLog.join('\n'));
@@ -160,7 +169,7 @@ export async function writeHostedSummary(
   archive: { sha256: string; bytes: number },
   sha256Checked: boolean,
   config: ConfigSummary,
-  guard?: DeployedGuard,
+  guard?: ProductionGuard,
   contentDiff?: string
 ): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
@@ -185,7 +194,7 @@ export async function writeLeftSummary(
   why: 'valid' | 'hosted' | 'vetoed',
   target: ConfigTarget,
   domain: string | undefined,
-  facts: { baseBranch: string; link?: string; pending?: { number: number; url: string }; guard: DeployedGuard; rebuilt?: boolean }
+  facts: { baseBranch: string; link?: string; pending?: { number: number; url: string }; guard: ProductionGuard; rebuilt?: boolean }
 ): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   addGuard(facts.guard);
@@ -195,7 +204,7 @@ export async function writeLeftSummary(
     ? ` Production (<code>${escapeHtml(target.path)}</code> on <code>${escapeHtml(facts.baseBranch)}</code>) keeps its own link until the pull request is merged${facts.guard.expiresAt ? `; that link expires ${escapeHtml(formatInstant(facts.guard.expiresAt.toISOString()))}` : ''}.`
     : '';
   const heading = { valid: 'link still valid, nothing to do', hosted: 'hosted URL, nothing to renew', vetoed: 'turned down in review, nothing proposed' }[why];
-  core.summary.addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${heading}`, 2).addRaw(`<p>${escapeHtml(validity.reason)}</p>`, true);
+  core.summary.addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${heading}`, 2).addRaw(`<p>${withPullLinks(validity.reason)}</p>`, true);
   const touched =
     facts.rebuilt && facts.pending
       ? `No request was sent to the platform. The base moved under <a href="${escapeHtml(facts.pending.url)}">pull request #${facts.pending.number}</a>, so it was rebuilt on the base's current file, its settings and people's changes kept.`

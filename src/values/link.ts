@@ -28,6 +28,25 @@ export function linkExpiry(link: string): Date | undefined {
   return undefined;
 }
 
+/**
+ * How long a presigned link was made to live, from its signing time to its expiry (S3's and Google's
+ * V4 `X-…-Expires`, an Azure SAS with a start `st`); `undefined` when the link does not say.
+ */
+export function linkLifetime(link: string): number | undefined {
+  const url = parseUrl(link);
+  if (url === undefined) return undefined;
+  const lower = new Map([...url.searchParams].map(([name, value]) => [name.toLowerCase(), value]));
+  for (const vendor of ['amz', 'goog']) {
+    const lifetime = lower.get(`x-${vendor}-expires`);
+    if (lifetime !== undefined) return /^\d+$/.test(lifetime) ? Number(lifetime) * 1000 : undefined;
+  }
+  const start = url.searchParams.get('st');
+  const end = url.searchParams.get('se');
+  if (start === null || end === null) return undefined;
+  const [from, to] = [isoDate(start), isoDate(end)];
+  return from && to && to > from ? to.getTime() - from.getTime() : undefined;
+}
+
 /** The static export job id (`se_…`) that the link's path names, if any. */
 export function jobIdFromLink(link: string): string | undefined {
   return pathSegments(parseUrl(link)).find(isJobId);
