@@ -153,7 +153,7 @@ async function mergeRenewal(octokit: Octokit, target: ConfigTarget, facts: Propo
     }
   }
   const message =
-    `Renewal pull request #${open.number} (${open.url}) could not merge itself: GitHub answered ${status} "${said}". ${howToAllow(status, said, target)} ` +
+    `Renewal pull request #${open.number} (${open.url}) could not merge itself: GitHub answered ${status} "${said}". ${howToAllow(status, said, facts.base.branch)} ` +
     `Until it is merged and rolled out, production keeps its link, which expires at ${expiryText(deployedLink)}.`;
   await markUrgent(octokit, target, open, deployedLink, context, `GitHub refused to merge it: "${said}"`);
   return { refused: { number: open.number, url: open.url, message } };
@@ -167,11 +167,11 @@ function allowedMethods(facts: ProposalFacts): MergeMethod[] {
 }
 
 /** Which rule refused, and what lets a renewal through it. */
-function howToAllow(status: number, said: string, target: ConfigTarget): string {
+function howToAllow(status: number, said: string, baseBranch: string): string {
   const bypass =
     'To let renewals merge themselves, give this step a GitHub App token (actions/create-github-app-token) as github-token and put that app on the bypass list of the rule ' +
     `(Settings → Rules → Rulesets → Bypass list, or the branch protection rule's "Allow specified actors to bypass"), or merge it yourself now.`;
-  if (/approving review/i.test(said)) return `${target.baseBranch ?? 'The base'}'s branch protection or ruleset requires approving reviews. ${bypass}`;
+  if (/approving review/i.test(said)) return `${baseBranch}'s branch protection or ruleset requires approving reviews. ${bypass}`;
   if (/status check/i.test(said)) {
     return `The base requires a status check on the renewal. A pull request opened with GITHUB_TOKEN starts no workflow, so its checks never run: pass an App token as github-token so they run, or put the app on the bypass list. ${bypass}`;
   }
