@@ -56,9 +56,9 @@ export interface AutoMergeContext {
  * pull request waits and production's link is due, renews production on `<pr-branch>-renewal`, merges
  * that, and rebuilds the content pull request on the new base. Undefined when there was nothing to do.
  */
-export async function keepProductionAlive(octokit: Octokit, target: ConfigTarget, context: AutoMergeContext): Promise<AutoMergeResult | undefined> {
-  // Read again: the apply step may just have written the pull request.
-  const facts = await readProposalFacts(octokit, target);
+export async function keepProductionAlive(octokit: Octokit, target: ConfigTarget, context: AutoMergeContext, unchanged?: ProposalFacts): Promise<AutoMergeResult | undefined> {
+  // `unchanged`: the facts the run read, when its apply step wrote nothing; else read again.
+  const facts = unchanged ?? (await readProposalFacts(octokit, target));
   if (facts.open && isRenewal(target, facts.base.text, facts.open)) return mergeRenewal(octokit, target, facts, facts.open, context);
   const deployedLink = linkIn(target, facts.base.text);
   const jobId = deployedLink ? jobIdFromLink(deployedLink) : undefined;

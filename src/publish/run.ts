@@ -134,7 +134,7 @@ export async function run(cancellation = new Cancellation(), options: RunOptions
           ? await proposeHostedUrl(client, octokit!, inputs, current!, plan.jobId, deadline, cancellation, progress)
           : await exportAndPropose(client, octokit, inputs, current, plan, deadline, cancellation, progress);
     // auto-merge: renewals. A renewal of production's export merges itself, apart from a content pull request.
-    const autoMerged = inputs.config?.autoMergeRenewals && !inputs.config.dryRun && octokit && current ? await mergeRenewals(client, octokit, inputs) : undefined;
+    const autoMerged = inputs.config?.autoMergeRenewals && !inputs.config.dryRun && octokit && current ? await mergeRenewals(client, octokit, inputs, wroteNothing(applied) ? current.facts : undefined) : undefined;
     // Report.
     await report({ ...applied, autoMerged }, inputs, current, progress.outputs);
   } catch (error) {
@@ -658,7 +658,7 @@ function freshLinks(client: ApiClient, inputs: PublishInputs): ((jobId: string) 
 }
 
 /** auto-merge: renewals, after the run's own proposal (auto-merge.ts). */
-function mergeRenewals(client: ApiClient, octokit: Octokit, inputs: PublishInputs): Promise<AutoMergeResult | undefined> {
+function mergeRenewals(client: ApiClient, octokit: Octokit, inputs: PublishInputs, unchanged?: ProposalFacts): Promise<AutoMergeResult | undefined> {
   return keepProductionAlive(octokit, inputs.config!, {
     now: Date.now(),
     dueWithinMs: inputs.minValidityMs ?? inputs.linkMarginMs ?? RENEW_PRODUCTION_WITHIN_MS,
@@ -673,7 +673,12 @@ function mergeRenewals(client: ApiClient, octokit: Octokit, inputs: PublishInput
     domain: inputs.domain,
     info: (line) => core.info(line),
     warn: (line) => core.warning(line)
-  });
+  }, unchanged);
+}
+
+/** True when the run left things as they were, at once (no export to wait on, no write): what it read still holds. */
+function wroteNothing(applied: Applied): boolean {
+  return applied.kind === 'left' && (applied.rebuilt === undefined || applied.rebuilt.operation === 'none');
 }
 
 /** Production's link is renewed apart from a content pull request this long before it expires, when neither min-validity nor link-margin says. */
