@@ -484,7 +484,9 @@ async function report(outcome: Outcome, inputs: PublishInputs, current: CurrentC
     }
   }
   // The pull request: the one this run wrote, or, when it left things as they are, the one that waits.
-  const pending = config ? (config.pending && config.number !== undefined ? { number: config.number, url: config.url! } : undefined) : current?.pending;
+  const proposed = config ? (config.pending && config.number !== undefined ? { number: config.number, url: config.url! } : undefined) : current?.pending;
+  // A renewal the step merged itself no longer waits.
+  const pending = proposed && proposed.number === outcome.autoMerged?.merged?.number ? undefined : proposed;
   if (current) {
     outputs[Output.ConfigChanged] = String(config ? config.changed : current.pending !== undefined);
     outputs[Output.PullRequestOperation] = config?.operation ?? 'none';
