@@ -25,7 +25,9 @@ describe('isRenewal', () => {
     ['enabled turned off', branch(file(link('se_1111111111111111', '20261126T000000Z')).replace('enabled: true', 'enabled: false'))],
     ["a person's commit", branch(file(link('se_1111111111111111', '20261126T000000Z')), 1)],
     ['another file changed', branch(file(link('se_1111111111111111', '20261126T000000Z')), 0, 1)],
-    ['no file', branch(undefined)]
+    ['no file', branch(undefined)],
+    ['a URL the team hosts, of the same export', branch(file('https://bundles.example.invalid/se_1111111111111111/bundle.tar.gz'))],
+    ['the same export in another bucket', branch(file(link('se_1111111111111111', '20261126T000000Z').replace('bundles.example.invalid', 'other.example.invalid')))]
   ])('is not %s', (_, proposed) => {
     expect(isRenewal(target, deployed, proposed)).toBe(false);
   });

@@ -107,9 +107,22 @@ export function isRenewal(target: Pick<ConfigTarget, 'path' | 'key'>, deployed: 
   const before = linkIn(target, deployed);
   const after = linkIn(target, open.text);
   const jobId = before && jobIdFromLink(before);
-  if (!after || !jobId || before === after || jobIdFromLink(after) !== jobId) return false;
+  if (!after || !jobId || before === after || jobIdFromLink(after) !== jobId || !sameObject(before, after)) return false;
   try {
     return patchValuesFile(target.path, deployed, target.key, { bundleUrl: after, enable: false }).text === open.text;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A fresh signature on the same object: the same origin and path, and an expiry of its own. Moving
+ * production to another place (a URL the team hosts, another bucket) is a change a person reviews.
+ */
+function sameObject(before: string, after: string): boolean {
+  try {
+    const [a, b] = [new URL(before), new URL(after)];
+    return a.origin === b.origin && a.pathname === b.pathname && linkExpiry(after) !== undefined;
   } catch {
     return false;
   }
