@@ -614,7 +614,8 @@ function nextReplacement(repo: string, at: number): number | undefined {
 describe(`${HOLIDAY_DAYS} days with reviewers of 0 to 14 days and a two-week holiday`, () => {
   const blank = (): HolidayStats => ({ timelines: 0, runs: 0, pushes: 0, personMerges: 0, personMergesOfRenewals: 0, actionMerges: 0, expiredMinutes: 0, expiries: 0, toldADayAhead: 0, failedScheduledRuns: 0 });
   // After the timelines above: GitHub's client remembers when it may write next, so the clock never goes back.
-  const startOf = (i: number, mode: number) => T0 + (TIMELINES * (DAYS + 10) + (2 * i + mode) * (HOLIDAY_DAYS + 10)) * DAY;
+  // The second test's timelines come after all of the first's.
+  const startOf = (i: number, mode: number) => T0 + (TIMELINES * (DAYS + 10) + (mode * HOLIDAY_TIMELINES + i) * (HOLIDAY_DAYS + 10)) * DAY;
   const report = (what: string, stats: HolidayStats) =>
     console.log(
       `${what}: timelines ${stats.timelines} × ${HOLIDAY_DAYS} days, runs ${stats.runs}, pushes ${stats.pushes}, merges by a person ${stats.personMerges} (of renewals: ${stats.personMergesOfRenewals}), ` +
