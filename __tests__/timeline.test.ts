@@ -21,6 +21,7 @@ import { type StaticFileServer, startStaticFileServer } from '../emulator/static
 import type { MergeMethod } from '../emulator/github-state.ts';
 import { jobIdFromLink, linkExpiry } from '../src/values/link.ts';
 import { readSetting } from '../src/values/values-file.ts';
+import { guardWindows } from '../src/publish/production-guard.ts';
 
 const TIMELINES = Number(process.env.TIMELINES ?? 3);
 const DAYS = Number(process.env.TIMELINE_DAYS ?? 10);
@@ -103,14 +104,14 @@ interface Run {
 }
 
 /** One step of the publish action, as the runner would run it: INPUT_* in, GITHUB_OUTPUT and stdout out. */
-async function runPublish(kind: string, inputs: Record<string, string>): Promise<Run> {
+async function runPublish(kind: string, inputs: Record<string, string>, event = 'schedule'): Promise<Run> {
   const started = Date.now();
   const outputFile = join(workspace, 'output');
   writeFileSync(outputFile, '');
   const saved = { ...process.env };
   for (const key of Object.keys(process.env)) if (key.startsWith('INPUT_') || key === 'GITHUB_STEP_SUMMARY') delete process.env[key];
   // RUNNER_TEMP: the content diff's report is read back from there, out of the way of other tests' runs.
-  Object.assign(process.env, { GITHUB_OUTPUT: outputFile, GITHUB_WORKSPACE: workspace, RUNNER_TEMP: workspace, GITHUB_REPOSITORY: REPO, GITHUB_API_URL: github.url, GITHUB_EVENT_NAME: 'schedule' });
+  Object.assign(process.env, { GITHUB_OUTPUT: outputFile, GITHUB_WORKSPACE: workspace, RUNNER_TEMP: workspace, GITHUB_REPOSITORY: REPO, GITHUB_API_URL: github.url, GITHUB_EVENT_NAME: event });
   // The clock runs CLOCK_SPEED times faster than real time, so the default 30 minutes would be 9 real
   // seconds on a busy machine: 12 hours of it are a few real minutes.
   const all = { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, timeout: '12h', ...inputs };
@@ -312,7 +313,9 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     const deployedExpiry = deployed ? linkExpiry(deployed) : undefined;
     const mergeNeeded = github.fileAt(REPO, 'main', PATH) !== text && (['enabled', 'bundleUrl', 'version'] as const).some((name) => readSetting(PATH, text, 'staticExport', name) !== readSetting(PATH, github.fileAt(REPO, 'main', PATH)!, 'staticExport', name));
     // (A run for the second base guards that base's link, and names that base's pull request.)
-    if (deployedExpiry && deployedExpiry.getTime() - result.at < 2 * DAY && mergeNeeded && inputs['base-branch'] === undefined) {
+    // The window follows the link's lifetime (its last two days, never its first day); with enabled: false on the base there is nothing to guard.
+    const guarded = readSetting(PATH, github.fileAt(REPO, 'main', PATH)!, 'staticExport', 'enabled') !== false;
+    if (deployed && deployedExpiry && deployedExpiry.getTime() - result.at < guardWindows(deployed, undefined).failWithinMs && guarded && mergeNeeded && inputs['base-branch'] === undefined) {
       expect({ context: context(), kind, code: result.code, names: error?.includes(`Merge pull request #${pull.number} `) }).toEqual({ context: context(), kind, code: 1, names: true });
     }
     // Every merge method gives the same file.
@@ -462,5 +465,182 @@ describe('a team\'s months with one values file', () => {
     expect(stats.runs).toBeGreaterThan(TIMELINES * DAYS);
     // The layout check ran: exports of both layouts were compared.
     expect(stats.layoutChanges).toBeGreaterThan(0);
+  }, 1_800_000);
+});
+
+// Ninety days of one team, with and without renewals that merge themselves (auto-merge: renewals):
+// pushes at random, the nightly renewal at 03:17, reviewers who take 0 to 14 days to merge a content
+// pull request, and a two-week holiday with nobody merging. Each run carries its event (push or
+// schedule). Checked at every event, and every hour in between:
+// - with auto-merge, where the repository allows it: production's link never expired at any moment, no
+//   renewal was merged by a person, and every content change reached production through a person's merge;
+// - without it: every expiry was preceded by a failed scheduled run at least a day ahead.
+// The default keeps npm test quick (about a real second per run of the action, a run or two a day); the
+// issue's 90 days, on demand: HOLIDAY_TIMELINES=3 HOLIDAY_DAYS=90.
+const HOLIDAY_TIMELINES = Number(process.env.HOLIDAY_TIMELINES ?? 1);
+const HOLIDAY_DAYS = Number(process.env.HOLIDAY_DAYS ?? 21);
+
+interface HolidayStats {
+  timelines: number;
+  runs: number;
+  pushes: number;
+  personMerges: number;
+  personMergesOfRenewals: number;
+  actionMerges: number;
+  expiredMinutes: number;
+  expiries: number;
+  toldADayAhead: number;
+  failedScheduledRuns: number;
+}
+
+async function holidayTimeline(seed: number, start: number, autoMerge: boolean, stats: HolidayStats): Promise<void> {
+  const rng = random(seed);
+  moveTo(start);
+  const repo = `acme/holiday-${seed}-${autoMerge ? 'auto' : 'person'}`;
+  // Links of three to seven days: a platform that signs its links for S3's longest, or less.
+  const ttlHours = rng.pick([72, 120, 168]);
+  platform.exportJobs.clear();
+  const methods = rng.pick<MergeMethod[]>([['merge', 'squash', 'rebase'], ['rebase'], ['squash'], ['merge'], ['squash', 'rebase']]);
+  github.setPolicy({ mergeMethods: methods });
+  const seedJob = () => platform.seedExportJob({ domain: DOMAIN, createdAt: Date.now() });
+  platform.linkTtlSeconds = ttlHours * 3600;
+  const first = seedJob();
+  const firstLink = (await (await fetch(`${platform.url}/v1/static-export/jobs/${first}/bundle`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } })).json()) as { bundleUrl: string };
+  // Production serves the site from the start (enabled: true): with enabled: false there is nothing to keep alive, and nothing to guard.
+  github.createRepo(repo, { [PATH]: INITIAL(firstLink.bundleUrl).replace('enabled: false', 'enabled: true'), 'README.md': '# deploy\n' });
+  // The holiday starts after the first week, and ends five days before the timeline does (when it is long enough).
+  const earliest = Math.min(7, Math.max(0, HOLIDAY_DAYS - 21));
+  const latest = Math.max(earliest + 1, HOLIDAY_DAYS - 19);
+  const holidayStart = start + (earliest + rng.int(latest - earliest)) * DAY;
+  const holidayEnd = holidayStart + 14 * DAY;
+  const onHoliday = (t: number) => t >= holidayStart && t < holidayEnd;
+  const context = () => `seed ${seed}, ${autoMerge ? 'auto-merge' : 'people merge'}, day ${((Date.now() - start) / DAY).toFixed(2)}, ttl ${ttlHours}h, methods ${methods.join('/')}, holiday days ${(holidayStart - start) / DAY}..${(holidayEnd - start) / DAY}`;
+  const mainLink = () => readSetting(PATH, github.fileAt(repo, 'main', PATH)!, 'staticExport', 'bundleUrl') as string;
+  const failedNights: number[] = [];
+  /** The moment production's link was found expired, once per link. */
+  const expired = new Map<string, number>();
+  /** When the reviewer of the open content pull request is done with it. */
+  let reviewDone: number | undefined;
+
+  const inputs = (extra: Record<string, string>) => ({ 'config-repository': repo, domain: DOMAIN, ...(autoMerge ? { 'auto-merge': 'renewals' } : {}), ...extra });
+  async function runStep(kind: 'push' | 'nightly', extra: Record<string, string>): Promise<void> {
+    const deployedJob = jobIdFromLink(mainLink());
+    const started = performance.now();
+    const result = await runPublish(kind, inputs(extra), kind === 'push' ? 'push' : 'schedule');
+    if (process.env.TIMELINE_DEBUG) console.log(`${kind} ${(performance.now() - started).toFixed(0)} ms code ${result.code}\n${result.log}`);
+    stats.runs += 1;
+    const error = result.log.split('\n').find((line) => line.startsWith('::error::'));
+    if (result.code !== 0) {
+      expect({ context: context(), kind, error }).toEqual({ context: context(), kind, error: expect.stringMatching(/^::error::Production's link in deploy\/values\.yaml on main .* Merge pull request #\d+/) });
+      if (kind === 'nightly') {
+        failedNights.push(Date.now());
+        stats.failedScheduledRuns += 1;
+      }
+    }
+    // A run merges renewals only: the export production serves is never changed by the action.
+    expect({ context: context(), kind, deployed: jobIdFromLink(mainLink()) }).toEqual({ context: context(), kind, deployed: deployedJob });
+  }
+
+  /** Production's link, looked at now: an expired one is counted, by the minute, from its expiry. */
+  function checkProduction(): void {
+    const link = mainLink();
+    const expiry = linkExpiry(link)!.getTime();
+    if (expiry > Date.now() || expired.has(link)) return;
+    expired.set(link, expiry);
+    stats.expiries += 1;
+    if (autoMerge) {
+      expect({ context: context(), expiredAt: new Date(expiry).toISOString() }).toEqual({ context: context(), expiredAt: undefined });
+    }
+    // Without auto-merge, a scheduled run failed a day or more before the link ran out, naming the pull request.
+    const told = failedNights.some((at) => at <= expiry - DAY && at >= expiry - ttlHours * HOUR);
+    expect({ context: context(), expiredAt: new Date(expiry).toISOString(), toldADayAhead: told }).toEqual({ context: context(), expiredAt: new Date(expiry).toISOString(), toldADayAhead: true });
+    stats.toldADayAhead += 1;
+  }
+
+  /** The reviewer is done: a person merges the open pull request, by a method the repository allows. */
+  function personMerges(): void {
+    const open = github.pulls(repo).find((pull) => pull.state === 'open' && pull.base === 'main');
+    reviewDone = undefined;
+    if (!open) return;
+    const proposed = readSetting(PATH, github.fileAt(repo, open.head, PATH)!, 'staticExport', 'bundleUrl') as string;
+    const renewal = jobIdFromLink(proposed) === jobIdFromLink(mainLink());
+    try {
+      github.mergePull(repo, open.number, rng.pick(methods));
+    } catch {
+      return; // refused by GitHub (a rebase over a merge): the next run makes it mergeable again
+    }
+    stats.personMerges += 1;
+    if (renewal) stats.personMergesOfRenewals += 1;
+  }
+
+  const end = start + HOLIDAY_DAYS * DAY;
+  let nextNightly = start + 3 * HOUR + 17 * 60_000;
+  let nextPush = start + rng.int(3 * DAY);
+  while (Date.now() < end) {
+    // The next event, an hour at most away so that production is looked at every hour.
+    const next = Math.min(nextNightly, nextPush, reviewDone ?? Number.POSITIVE_INFINITY, Date.now() + HOUR);
+    // Production's link between two looks: an expiry in between counts from its own moment.
+    moveTo(Math.max(Date.now(), next));
+    checkProduction();
+    if (Date.now() >= nextNightly) {
+      nextNightly += DAY;
+      await runStep('nightly', { 'job-id': 'auto', 'min-validity': '72h' });
+    } else if (Date.now() >= nextPush) {
+      nextPush = Date.now() + HOUR + rng.int(4 * DAY);
+      stats.pushes += 1;
+      await runStep('push', { 'job-id': seedJob() });
+      // A person reviews the new content: 0 to 14 days, and nobody merges on holiday.
+      if (reviewDone === undefined) reviewDone = Date.now() + rng.int(14 * DAY + 1);
+    } else if (reviewDone !== undefined && Date.now() >= reviewDone) {
+      if (onHoliday(Date.now())) reviewDone = holidayEnd + rng.int(DAY);
+      else personMerges();
+    }
+    // Without auto-merge, people merge the renewals too, when their review of the last one is done.
+    if (!autoMerge && reviewDone === undefined && github.pulls(repo).some((pull) => pull.state === 'open')) reviewDone = Date.now() + rng.int(14 * DAY + 1);
+  }
+  for (const pull of github.pulls(repo)) if (pull.merged && pull.mergedBy !== 'person') stats.actionMerges += 1;
+  // Expired minutes: from each expiry to the merge that replaced the link, or to the end.
+  let minutes = 0;
+  for (const [, at] of expired) minutes += Math.round((Math.min(end, nextReplacement(repo, at) ?? end) - at) / 60_000);
+  stats.expiredMinutes += minutes;
+  stats.timelines += 1;
+}
+
+/** When main's link was next replaced after `at`: the first merge into main after it. */
+function nextReplacement(repo: string, at: number): number | undefined {
+  const times = github
+    .pulls(repo)
+    .filter((pull) => pull.merged && pull.closedAt && Date.parse(pull.closedAt) > at)
+    .map((pull) => Date.parse(pull.closedAt!));
+  return times.length ? Math.min(...times) : undefined;
+}
+
+describe(`${HOLIDAY_DAYS} days with reviewers of 0 to 14 days and a two-week holiday`, () => {
+  const blank = (): HolidayStats => ({ timelines: 0, runs: 0, pushes: 0, personMerges: 0, personMergesOfRenewals: 0, actionMerges: 0, expiredMinutes: 0, expiries: 0, toldADayAhead: 0, failedScheduledRuns: 0 });
+  // After the timelines above: GitHub's client remembers when it may write next, so the clock never goes back.
+  // The second test's timelines come after all of the first's.
+  const startOf = (i: number, mode: number) => T0 + (TIMELINES * (DAYS + 10) + (mode * HOLIDAY_TIMELINES + i) * (HOLIDAY_DAYS + 10)) * DAY;
+  const report = (what: string, stats: HolidayStats) =>
+    console.log(
+      `${what}: timelines ${stats.timelines} × ${HOLIDAY_DAYS} days, runs ${stats.runs}, pushes ${stats.pushes}, merges by a person ${stats.personMerges} (of renewals: ${stats.personMergesOfRenewals}), ` +
+        `merges by the action ${stats.actionMerges}, expiries ${stats.expiries} (${stats.expiredMinutes} expired minutes; told a day ahead: ${stats.toldADayAhead}), failed scheduled runs ${stats.failedScheduledRuns}, seeds ${SEED}..${SEED + HOLIDAY_TIMELINES - 1}`
+    );
+
+  it(`with auto-merge: renewals, ${HOLIDAY_TIMELINES} timelines: production's link never expires, no person merges a renewal, every content change is merged by a person`, async () => {
+    const stats = blank();
+    for (let i = 0; i < HOLIDAY_TIMELINES; i++) await holidayTimeline(SEED + i, startOf(i, 0), true, stats);
+    report('auto-merge: renewals', stats);
+    expect({ expiredMinutes: stats.expiredMinutes, personMergesOfRenewals: stats.personMergesOfRenewals }).toEqual({ expiredMinutes: 0, personMergesOfRenewals: 0 });
+    // The timelines did what they are for: people merged content, and the action merged renewals.
+    expect(stats.personMerges).toBeGreaterThan(0);
+    expect(stats.actionMerges).toBeGreaterThan(0);
+  }, 1_800_000);
+
+  it(`without it, ${HOLIDAY_TIMELINES} timelines: every expiry is preceded by a failed scheduled run a day ahead`, async () => {
+    const stats = blank();
+    for (let i = 0; i < HOLIDAY_TIMELINES; i++) await holidayTimeline(SEED + i, startOf(i, 1), false, stats);
+    report('people merge', stats);
+    expect(stats.toldADayAhead).toBe(stats.expiries);
+    expect(stats.actionMerges).toBe(0);
   }, 1_800_000);
 });

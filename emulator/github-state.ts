@@ -13,8 +13,21 @@ export interface Policy {
   /** Further tokens GitHub accepts, each with what it may do (a person's read-only token, for one). */
   tokens: Record<string, TokenGrant>;
   protectedBranches: string[];
-  /** The merge methods the repository allows (Settings → General → Pull Requests). */
+  /** The merge methods the repository allows (Settings → General → Pull Requests); a repository's own setting wins. */
   mergeMethods: MergeMethod[];
+}
+
+/**
+ * What a branch protection rule (or a ruleset) asks of a pull request into the branch before the
+ * merge button, or the API, merges it.
+ */
+export interface BranchRules {
+  /** Approving reviews needed ("Require a pull request before merging", "Required approvals"). */
+  requiredApprovingReviews?: number;
+  /** Status check contexts that must have succeeded on the pull request's head ("Require status checks to pass"). */
+  requiredStatusChecks?: string[];
+  /** Tokens that may merge without meeting the rules, as a ruleset's bypass list names an app or a person. */
+  bypass?: string[];
 }
 
 /**
@@ -45,6 +58,10 @@ export interface EmulatedPull {
   merged: boolean;
   /** When it was closed or merged (GitHub's closed_at and merged_at). */
   closedAt?: string;
+  /** Who merged it: the token of an API merge, or `person` for a merge through the emulator's control API. */
+  mergedBy?: string;
+  /** Approving reviews it holds (a person approved it). */
+  approvals: number;
   labels: string[];
   html_url: string;
 }
@@ -75,6 +92,12 @@ export interface Repository {
   blobs: Map<string, string>;
   pulls: EmulatedPull[];
   nextNumber: number;
+  /** Branch protection rules by branch. */
+  rules: Map<string, BranchRules>;
+  /** The repository's own allowed merge methods; undefined: the policy's. */
+  mergeMethods?: MergeMethod[];
+  /** Status checks that succeeded, by commit: `${sha} ${context}`. */
+  passedChecks: Set<string>;
 }
 
 /** A tree entry as a create-tree call gives it: new content, an existing blob's sha, or sha null to delete the path. */
@@ -210,6 +233,13 @@ function sameFiles(a: Record<string, string>, b: Record<string, string>): boolea
   return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }
 
+/** GitHub's 405 for a merge method the repository does not allow. */
+const NOT_ALLOWED: Record<MergeMethod, string> = {
+  merge: 'Merge commits are not allowed on this repository.',
+  squash: 'Squash merges are not allowed on this repository.',
+  rebase: 'Rebase merges are not allowed on this repository.'
+};
+
 function pullValidation(error: Record<string, unknown>): ApiError {
   return new ApiError(422, 'Validation Failed', { errors: [{ resource: 'PullRequest', ...error }] });
 }
@@ -267,7 +297,9 @@ export class GitHubState {
       trees: new Map(),
       blobs: new Map(),
       pulls: [],
-      nextNumber: 1
+      nextNumber: 1,
+      rules: new Map(),
+      passedChecks: new Set()
     };
     this.repos.set(repoKey(owner, name), repo);
     const commit = this.storeCommit(repo, this.storeTree(repo, files), [], 'Initial commit', '');
@@ -304,6 +336,11 @@ export class GitHubState {
   /** Copies, so a test cannot change the state by what it reads. */
   pulls(fullName: string): EmulatedPull[] {
     return this.mustRepo(fullName).pulls.map((pull) => ({ ...pull, labels: [...pull.labels] }));
+  }
+
+  /** Copies of one pull request, or undefined. */
+  pull(fullName: string, number: number): EmulatedPull | undefined {
+    return this.pulls(fullName).find((pull) => pull.number === number);
   }
 
   closePull(fullName: string, number: number): void {
@@ -427,6 +464,7 @@ export class GitHubState {
       body: input.body ?? '',
       state: 'open',
       merged: false,
+      approvals: 0,
       labels: [],
       html_url: `${this.url}/${fullNameOf(repo)}/pull/${number}`
     };
@@ -505,22 +543,68 @@ export class GitHubState {
    * the base with its merge commits dropped. A rebase that would give another tree than a merge is
    * refused, as GitHub refuses it.
    */
-  mergePull(repo: Repository, number: string, method: MergeMethod, token = ''): { sha: string } {
+  mergePull(repo: Repository, number: string, method: MergeMethod, token = '', options: { sha?: string; title?: string; message?: string; person?: boolean } = {}): { sha: string } {
     const pull = this.findPull(repo, number);
-    if (!this.policy.mergeMethods.includes(method)) throw new ApiError(405, `${method[0]!.toUpperCase()}${method.slice(1)} merges are not allowed on this repository.`);
-    const sha = this.mergedCommit(repo, pull, method, token);
+    if (!['merge', 'squash', 'rebase'].includes(method)) throw new ApiError(422, 'Validation Failed', { errors: [{ resource: 'PullRequest', field: 'merge_method', code: 'invalid' }] });
+    if (!this.mergeMethodsOf(repo).includes(method)) throw new ApiError(405, NOT_ALLOWED[method]);
+    if (pull.state !== 'open') throw new ApiError(405, 'Pull Request is not mergeable');
+    if (options.sha !== undefined && options.sha !== repo.branches.get(pull.head)) throw new ApiError(409, 'Head branch was modified. Review and try the merge again.');
+    // A person who merges through the control API is a reviewer with the rights to: the rules are met.
+    if (!options.person) this.checkRules(repo, pull, token);
+    const sha = this.mergedCommit(repo, pull, method, token, options);
     repo.branches.set(pull.base, sha);
     pull.state = 'closed';
     pull.merged = true;
+    pull.mergedBy = options.person ? 'person' : token;
     pull.closedAt = new Date().toISOString();
     return { sha };
+  }
+
+  /** The merge methods the repository allows: its own setting, else the policy's. */
+  mergeMethodsOf(repo: Repository): MergeMethod[] {
+    return repo.mergeMethods ?? this.policy.mergeMethods;
+  }
+
+  /** GitHub's 405 when the base's rules are not met, in its words; a token on the bypass list passes. */
+  private checkRules(repo: Repository, pull: EmulatedPull, token: string): void {
+    const rules = repo.rules.get(pull.base);
+    if (!rules || rules.bypass?.includes(token)) return;
+    const needed = rules.requiredApprovingReviews ?? 0;
+    if (pull.approvals < needed) {
+      throw new ApiError(405, needed === 1 ? 'At least 1 approving review is required by reviewers with write access.' : `At least ${needed} approving reviews are required by reviewers with write access.`);
+    }
+    const head = repo.branches.get(pull.head) ?? '';
+    const missing = rules.requiredStatusChecks?.find((context) => !repo.passedChecks.has(`${head} ${context}`));
+    if (missing !== undefined) throw new ApiError(405, `Required status check "${missing}" is expected.`);
+  }
+
+  /** Test set-up: branch protection on `branch` (undefined removes it). */
+  protectBranch(fullName: string, branch: string, rules: BranchRules | undefined): void {
+    const repo = this.mustRepo(fullName);
+    if (rules) repo.rules.set(branch, rules);
+    else repo.rules.delete(branch);
+  }
+
+  /** Test set-up: the merge methods this repository allows (Settings → General → Pull Requests). */
+  setMergeMethods(fullName: string, methods: MergeMethod[]): void {
+    this.mustRepo(fullName).mergeMethods = [...methods];
+  }
+
+  /** A person with write access approves the pull request. */
+  approvePull(fullName: string, number: number): void {
+    this.findPull(this.mustRepo(fullName), String(number)).approvals += 1;
+  }
+
+  /** A status check `context` succeeds on commit `sha`. */
+  passCheck(fullName: string, sha: string, context: string): void {
+    this.mustRepo(fullName).passedChecks.add(`${sha} ${context}`);
   }
 
   /** The files the base would hold after merging by `method`, or GitHub's refusal; nothing moves. */
   previewMerge(fullName: string, number: number, method: MergeMethod): Record<string, string> | string {
     const repo = this.mustRepo(fullName);
     try {
-      return { ...this.filesOf(repo, this.mergedCommit(repo, this.findPull(repo, String(number)), method, '')) };
+      return { ...this.filesOf(repo, this.mergedCommit(repo, this.findPull(repo, String(number)), method, '', {})) };
     } catch (error) {
       if (error instanceof ApiError) return error.message;
       throw error;
@@ -528,7 +612,7 @@ export class GitHubState {
   }
 
   /** The commit a merge by `method` would put on the base (stored, not yet on any branch). */
-  private mergedCommit(repo: Repository, pull: EmulatedPull, method: MergeMethod, token: string): string {
+  private mergedCommit(repo: Repository, pull: EmulatedPull, method: MergeMethod, token: string, given: { title?: string; message?: string }): string {
     if (pull.state !== 'open') throw new ApiError(405, 'Pull Request is not mergeable');
     const baseSha = repo.branches.get(pull.base) as string;
     const headSha = repo.branches.get(pull.head);
@@ -537,9 +621,13 @@ export class GitHubState {
     const merged = mergeTrees(this.filesOf(repo, baseSha), this.filesOf(repo, common), this.filesOf(repo, headSha));
     if (!merged) throw new ApiError(405, 'Pull Request is not mergeable');
     if (method === 'merge') {
-      return this.storeCommit(repo, this.storeTree(repo, merged), [baseSha, headSha], `Merge pull request #${pull.number} from ${repo.owner}/${pull.head}\n\n${pull.title}`, token).sha;
+      const message = `${given.title ?? `Merge pull request #${pull.number} from ${repo.owner}/${pull.head}`}\n\n${given.message ?? pull.title}`;
+      return this.storeCommit(repo, this.storeTree(repo, merged), [baseSha, headSha], message, token).sha;
     }
-    if (method === 'squash') return this.storeCommit(repo, this.storeTree(repo, merged), [baseSha], `${pull.title} (#${pull.number})`, token).sha;
+    if (method === 'squash') {
+      const title = given.title ?? `${pull.title} (#${pull.number})`;
+      return this.storeCommit(repo, this.storeTree(repo, merged), [baseSha], given.message ? `${title}\n\n${given.message}` : title, token).sha;
+    }
     let sha = baseSha;
     for (const commit of commitsBetween(repo, baseSha, headSha)) {
       if (commit.parents.length !== 1) continue; // merge commits are dropped

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type GitHubFault, GitHubFaults, operationOf } from './github-faults.ts';
-import { ApiError, type EmulatedPull, GitHubState, type MergeMethod, type Policy, type Repository, type StoredCommit, type TreeEntry, blobSha, fullNameOf, repositoryPermissions, sha1 } from './github-state.ts';
+import { ApiError, type BranchRules, type EmulatedPull, GitHubState, type MergeMethod, type Policy, type Repository, type StoredCommit, type TreeEntry, blobSha, fullNameOf, repositoryPermissions, sha1 } from './github-state.ts';
 
 export interface GitHubEmulator {
   url: string;
@@ -20,8 +20,18 @@ export interface GitHubEmulator {
   ): { sha: string; parents: string[]; message: string; files: Record<string, string> } | undefined;
   pulls(fullName: string): EmulatedPull[];
   closePull(fullName: string, number: number): void;
-  /** A person merges the pull request by a method the repository allows; throws GitHub's refusal. */
+  /** A person (a reviewer with the rights to) merges the pull request by a method the repository allows; throws GitHub's refusal. */
   mergePull(fullName: string, number: number, method: MergeMethod): string;
+  /** One pull request as the state holds it (a copy), with who merged it. */
+  pull(fullName: string, number: number): EmulatedPull | undefined;
+  /** Branch protection on a base: required reviews and checks, and who may bypass them (undefined removes it). */
+  protectBranch(fullName: string, branch: string, rules: BranchRules | undefined): void;
+  /** The merge methods this repository allows, over the policy's. */
+  setMergeMethods(fullName: string, methods: MergeMethod[]): void;
+  /** A person with write access approves the pull request. */
+  approvePull(fullName: string, number: number): void;
+  /** A status check succeeds on a commit. */
+  passCheck(fullName: string, sha: string, context: string): void;
   /** What merging by `method` would leave on the base, or GitHub's refusal; nothing moves. */
   previewMerge(fullName: string, number: number, method: MergeMethod): Record<string, string> | string;
   /** A person clicks "Update branch": the base is merged into the pull request's branch. */
@@ -173,7 +183,8 @@ const ROUTES: Route[] = [
     needs: 'contents',
     handle: ({ state, repo, params, body, token }) => {
       const method = (stringField(body, 'merge_method') ?? 'merge') as MergeMethod;
-      const { sha } = state.mergePull(repo, params[0] as string, method, token);
+      const given = { sha: stringField(body, 'sha'), title: stringField(body, 'commit_title'), message: stringField(body, 'commit_message') };
+      const { sha } = state.mergePull(repo, params[0] as string, method, token, given);
       return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
     }
   },
@@ -206,6 +217,10 @@ const ROUTES: Route[] = [
           html_url: `${url}/${fullNameOf(repo)}`,
           url: apiUrl(url, repo, ''),
           default_branch: repo.defaultBranch,
+          // Settings → General → Pull Requests: the merge methods the repository allows.
+          allow_merge_commit: state.mergeMethodsOf(repo).includes('merge'),
+          allow_squash_merge: state.mergeMethodsOf(repo).includes('squash'),
+          allow_rebase_merge: state.mergeMethodsOf(repo).includes('rebase'),
           ...(permissions ? { permissions } : {})
         }
       };
@@ -219,7 +234,7 @@ const ROUTES: Route[] = [
       const branch = params[0] as string;
       const sha = repo.branches.get(branch);
       if (sha === undefined) throw new ApiError(404, 'Branch not found');
-      return { status: 200, body: { name: branch, commit: restCommitJson(url, repo, repo.commits.get(sha)!), protected: false } };
+      return { status: 200, body: { name: branch, commit: restCommitJson(url, repo, repo.commits.get(sha)!), protected: repo.rules.has(branch) } };
     }
   },
   {
@@ -572,7 +587,12 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
     commit: (fullName, sha) => state.commit(fullName, sha),
     pulls: (fullName) => state.pulls(fullName),
     closePull: (fullName, number) => state.closePull(fullName, number),
-    mergePull: (fullName, number, method) => state.mergePull(state.mustRepo(fullName), String(number), method).sha,
+    mergePull: (fullName, number, method) => state.mergePull(state.mustRepo(fullName), String(number), method, '', { person: true }).sha,
+    pull: (fullName, number) => state.pull(fullName, number),
+    protectBranch: (fullName, branch, rules) => state.protectBranch(fullName, branch, rules),
+    setMergeMethods: (fullName, methods) => state.setMergeMethods(fullName, methods),
+    approvePull: (fullName, number) => state.approvePull(fullName, number),
+    passCheck: (fullName, sha, context) => state.passCheck(fullName, sha, context),
     previewMerge: (fullName, number, method) => state.previewMerge(fullName, number, method),
     updateBranch: (fullName, number) => state.updateBranch(state.mustRepo(fullName), String(number)).sha,
     setPolicy: (p) => state.setPolicy(p),

@@ -35,6 +35,7 @@ export const PublishInput = {
   PrLabels: 'pr-labels',
   GithubToken: 'github-token',
   DryRun: 'dry-run',
+  AutoMerge: 'auto-merge',
   MinValidity: 'min-validity',
   DownloadPath: 'download-path',
   KeepArchive: 'keep-archive',

@@ -214,7 +214,8 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
   const octokit = getOctokit(
     token,
     {
-      retry: { retries: RETRIES, retryAfterBaseValue: secondMs },
+      // plugin-retry's own list, with 405 and 409: a merge GitHub refuses (a rule, a moved head) answers the same each time.
+      retry: { retries: RETRIES, retryAfterBaseValue: secondMs, doNotRetry: [400, 401, 403, 404, 405, 409, 410, 422, 451] },
       throttle: {
         onRateLimit: onLimit('rate limit'),
         onSecondaryRateLimit: onLimit('secondary rate limit'),

@@ -219,6 +219,7 @@ function checkWithoutConfig(): void {
   }
   const configKey = core.getInput(Input.ConfigKey).trim();
   const idle: string[] = [Input.PrLabels, Input.PrTitle, Input.PrBranch, Input.BaseBranch, Input.ConfigRepository].filter((input) => core.getInput(input).trim() !== '');
+  if (!['', 'off'].includes(core.getInput(Input.AutoMerge).trim())) idle.push(Input.AutoMerge);
   if (configKey !== '' && configKey !== 'staticExport') idle.push(Input.ConfigKey);
   if (idle.length === 0) return;
   const one = idle.length === 1;
@@ -307,6 +308,19 @@ function readConfigInputs(): (ConfigTarget & { token: string }) | undefined {
     prBranchDefault: givenBranch === '',
     title: core.getInput(Input.PrTitle).trim() || undefined,
     labels: parseList(core.getInput(Input.PrLabels)),
-    dryRun: parseBoolean(Input.DryRun, core.getInput(Input.DryRun) || 'false')
+    dryRun: parseBoolean(Input.DryRun, core.getInput(Input.DryRun) || 'false'),
+    autoMergeRenewals: readAutoMerge()
   };
+}
+
+/** auto-merge: off (the default), or renewals: a new link for the export production serves merges itself. */
+function readAutoMerge(): boolean {
+  const text = (core.getInput(Input.AutoMerge).trim() || 'off').toLowerCase();
+  if (text !== 'off' && text !== 'renewals') {
+    throw new InputError(
+      Input.AutoMerge,
+      `'${text}' is neither off nor renewals. renewals lets the step merge a pull request that only renews the link of the export production serves (no page changes); off (the default) leaves every merge to a person. Content changes always wait for a person.`
+    );
+  }
+  return text === 'renewals';
 }

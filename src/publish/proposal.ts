@@ -47,6 +47,8 @@ export interface ConfigTarget {
   title?: string;
   labels: string[];
   dryRun: boolean;
+  /** auto-merge: renewals. The step merges a renewal of production's export itself (auto-merge.ts). */
+  autoMergeRenewals?: boolean;
 }
 
 export interface PublishedBundle {

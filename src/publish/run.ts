@@ -49,6 +49,7 @@ import { checkAsPod } from '../storage/pod-check.ts';
 import { ContentGateError, compareWithProduction, contentDiffSection, judgeContent, readArchiveFile } from './content-diff.ts';
 import type { EntryReader } from '../bundle/unpack.ts';
 import type { ContentDiff } from '../content/gate.ts';
+import { type AutoMergeResult, keepProductionAlive } from './auto-merge.ts';
 
 /** What the run found (read once, before anything is exported). */
 interface CurrentConfig {
@@ -79,8 +80,10 @@ type RunPlan =
   /** bundle-url-template: propose the URL where the team hosts this export's kept archive. */
   | { kind: 'hosted'; jobId: string };
 
-/** What the run did, reported once: outputs, the guard, the summary. */
-type Outcome =
+/** What the run did, reported once: outputs, the guard, the summary; and what auto-merge did after it. */
+type Outcome = Applied & { autoMerged?: AutoMergeResult };
+
+type Applied =
   | { kind: 'left'; validity: Validity; heading: 'valid' | 'hosted' | 'vetoed'; rebuilt?: ConfigUpdate }
   | {
       kind: 'exported';
@@ -129,14 +132,16 @@ export async function run(cancellation = new Cancellation(), options: RunOptions
     // Plan.
     plan = planRun(inputs, current, Date.now());
     // Apply.
-    const outcome =
+    const applied =
       plan.kind === 'leave' || plan.kind === 'vetoed'
         ? await leave(plan, octokit, inputs, current)
         : plan.kind === 'hosted'
           ? await proposeHostedUrl(client, octokit!, inputs, current!, plan.jobId, deadline, cancellation, progress)
           : await exportAndPropose(client, octokit, inputs, current, plan, deadline, cancellation, progress);
+    // auto-merge: renewals. A renewal of production's export merges itself, apart from a content pull request.
+    const autoMerged = inputs.config?.autoMergeRenewals && !inputs.config.dryRun && octokit && current ? await mergeRenewals(client, octokit, inputs, wroteNothing(applied) ? current.facts : undefined) : undefined;
     // Report.
-    await report(outcome, inputs, current, progress.outputs, octokit);
+    await report({ ...applied, autoMerged }, inputs, current, progress.outputs, octokit);
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;
     await reportFailure(error, inputs, plan?.kind === 'export' ? plan.plan : undefined, progress, client);
@@ -265,7 +270,7 @@ async function leave(
   octokit: Octokit | undefined,
   inputs: PublishInputs,
   current: CurrentConfig | undefined
-): Promise<Outcome> {
+): Promise<Applied> {
   const validity = plan.kind === 'vetoed' ? { due: false, reason: plan.reason } : plan.validity;
   if (plan.kind === 'vetoed') core.notice(plan.reason);
   else core.info(validity.reason);
@@ -285,7 +290,7 @@ async function exportAndPropose(
   deadline: Deadline,
   cancellation: Cancellation,
   progress: Progress
-): Promise<Outcome> {
+): Promise<Applied> {
   for (const note of plan.notes) core.info(note);
   // On a push, the platform is still publishing it: wait, or the export holds the docs before it.
   let published: Publication | undefined;
@@ -369,7 +374,7 @@ async function proposeHostedUrl(
   deadline: Deadline,
   cancellation: Cancellation,
   progress: Progress
-): Promise<Outcome> {
+): Promise<Applied> {
   const hosted = inputs.durable!;
   const archive = { path: hosted.archive!.path, ...(await readArchive(PublishInput.ArchivePath, hosted.archive!.path)) };
   const url = durableUrl(hosted.template, jobId);
@@ -529,7 +534,9 @@ async function report(outcome: Outcome, inputs: PublishInputs, current: CurrentC
     }
   }
   // The pull request: the one this run wrote, or, when it left things as they are, the one that waits.
-  const pending = config ? (config.pending && config.number !== undefined ? { number: config.number, url: config.url! } : undefined) : current?.pending;
+  const proposed = config ? (config.pending && config.number !== undefined ? { number: config.number, url: config.url! } : undefined) : current?.pending;
+  // A renewal the step merged itself no longer waits.
+  const pending = proposed && proposed.number === outcome.autoMerged?.merged?.number ? undefined : proposed;
   if (current) {
     outputs[Output.ConfigChanged] = String(config ? config.changed : current.pending !== undefined);
     outputs[Output.PullRequestOperation] = config?.operation ?? 'none';
@@ -540,7 +547,8 @@ async function report(outcome: Outcome, inputs: PublishInputs, current: CurrentC
     }
   }
   const baseBranch = config?.baseBranch ?? current?.facts.base.branch;
-  const deployedLink = config ? config.deployedLink : current?.deployedLink;
+  // A renewal the step merged itself is what production serves now.
+  const deployedLink = outcome.autoMerged?.deployedLink ?? (config ? config.deployedLink : current?.deployedLink);
   // A dry run writes nothing, so production would wait on the open pull request, or on the one it would open.
   const waitedOn = inputs.config?.dryRun ? (current?.pending ?? (config?.changed && !config.kept ? {} : undefined)) : pending;
   const guard = current && baseBranch ? await guardProductionLink(octokit, inputs, current, { deployedLink, baseBranch, pending: waitedOn }) : undefined;
@@ -550,6 +558,8 @@ async function report(outcome: Outcome, inputs: PublishInputs, current: CurrentC
   }
   for (const [name, value] of Object.entries(outputs)) if (value !== undefined) core.setOutput(name, value);
   if (guard?.level === 'warn') core.warning(guard.message!);
+  // A refusal does not fail the step by itself: the guard judges production's link.
+  if (outcome.autoMerged?.refused) core.warning(outcome.autoMerged.refused.message);
   await writeSummary(outcome, inputs, current, guard, pending);
   if (guard?.level === 'fail') core.setFailed(guard.message!);
 }
@@ -700,6 +710,33 @@ async function download(
 function freshLinks(client: ApiClient, inputs: PublishInputs): ((jobId: string) => Promise<Bundle>) | undefined {
   return inputs.apiKey ? (jobId) => generateBundle(client, jobId) : undefined;
 }
+
+/** auto-merge: renewals, after the run's own proposal (auto-merge.ts). */
+function mergeRenewals(client: ApiClient, octokit: Octokit, inputs: PublishInputs, unchanged?: ProposalFacts): Promise<AutoMergeResult | undefined> {
+  return keepProductionAlive(octokit, inputs.config!, {
+    now: Date.now(),
+    dueWithinMs: inputs.minValidityMs ?? inputs.linkMarginMs ?? RENEW_PRODUCTION_WITHIN_MS,
+    freshLink: inputs.apiKey
+      ? async (jobId) => {
+          const job = await getExport(client, jobId);
+          const bundle = await generateBundle(client, jobId);
+          maskLink(bundle.bundleUrl);
+          return { job, bundle };
+        }
+      : undefined,
+    domain: inputs.domain,
+    info: (line) => core.info(line),
+    warn: (line) => core.warning(line)
+  }, unchanged);
+}
+
+/** True when the run left things as they were, at once (no export to wait on, no write): what it read still holds. */
+function wroteNothing(applied: Applied): boolean {
+  return applied.kind === 'left' && (applied.rebuilt === undefined || applied.rebuilt.operation === 'none');
+}
+
+/** Production's link is renewed apart from a content pull request this long before it expires, when neither min-validity nor link-margin says. */
+const RENEW_PRODUCTION_WITHIN_MS = 72 * 60 * 60 * 1000;
 
 /** The platform's createdAt of an export, to order proposals; undefined when the job is gone. */
 async function exportCreatedAt(client: ApiClient, jobId: string): Promise<string | undefined> {
