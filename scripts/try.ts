@@ -50,8 +50,8 @@ const KNOWN: Record<string, string> = {
  * the default 10 s beat, which would only make this wait.
  */
 const TRY_POLLS = { 'min-poll-interval': '100ms', 'max-poll-interval': '500ms' };
-/** An emulated export: a moment queued, a few seconds of rendering; a deployment takes a second and a half. */
-const TRY_TIMES: EmulatedTimes = { queuedMs: 400, runMs: 2500, deployMs: 1500 };
+/** An emulated export: a moment queued, two seconds of rendering; a deployment takes a second. */
+const TRY_TIMES: EmulatedTimes = { queuedMs: 300, runMs: 2000, deployMs: 1000 };
 /** A chart folder is loaded whole, but not a whole disk: these many files and bytes at most. */
 const MAX_FOLDER_FILES = 2000;
 const MAX_FOLDER_BYTES = 20 * 1024 * 1024;
@@ -102,7 +102,7 @@ export interface WorkflowResult {
   failed: boolean;
   summaryMarkdown: string;
   summaryHtml: string;
-  pullRequest?: { number: number; title: string; body: string; html: string; url: string };
+  pullRequest?: { number: number; title: string; body: string; html: string; url: string; proposedFile?: string };
   /** The folder this workflow's files went to. */
   folder: string;
 }
@@ -139,9 +139,6 @@ export async function tryChart(options: TryOptions): Promise<TryResult> {
   });
   const github = await startGitHubEmulator();
   const bucket = await startStaticFileServer();
-  // The actions run under the project's network guard: a link in your file can never be fetched.
-  const guard = process.env.NETWORK_GUARD;
-  process.env.NETWORK_GUARD ??= fileURLToPath(new URL('../__tests__/setup/network-guard-child.mjs', import.meta.url));
   try {
     const production = await seedProduction(platform, chart, configKey, productionLeft);
     github.createRepo(CONFIG_REPOSITORY, chart.files);
@@ -159,10 +156,10 @@ export async function tryChart(options: TryOptions): Promise<TryResult> {
       printWorkflow(result, print);
     }
     const ms = Date.now() - started;
-    print(`Done in ${(ms / 1000).toFixed(1)} s. Open the .html files in a browser to see them as GitHub shows them: ${shownPath(out)}/`);
+    const first = msToPullRequest === undefined ? '' : ` (the first pull request after ${(msToPullRequest / 1000).toFixed(1)} s)`;
+    print(`Done in ${(ms / 1000).toFixed(1)} s${first}. Open the .html files in a browser to see them as GitHub shows them: ${shownPath(out)}/`);
     return { configPath: chart.configPath, configKey, workflows, msToPullRequest, ms };
   } finally {
-    if (guard === undefined) delete process.env.NETWORK_GUARD;
     await Promise.all([platform.close(), github.close(), bucket.close()]);
   }
 }
@@ -362,8 +359,9 @@ function writePages(name: WorkflowName, steps: StepResult[], failed: boolean, co
     writeFileSync(join(folder, 'pull-request.md'), pull.body);
     writeFileSync(join(folder, 'pull-request.html'), html);
     const proposed = github.fileAt(CONFIG_REPOSITORY, pull.head, chart.configPath);
-    if (proposed !== undefined) writeFileSync(join(folder, basename(chart.configPath)), proposed);
-    pullRequest = { number: pull.number, title: pull.title, body: pull.body, html, url: last?.['pull-request-url'] ?? '' };
+    const proposedFile = proposed === undefined ? undefined : basename(chart.configPath);
+    if (proposedFile) writeFileSync(join(folder, proposedFile), proposed!);
+    pullRequest = { number: pull.number, title: pull.title, body: pull.body, html, url: last?.['pull-request-url'] ?? '', proposedFile };
   }
   return { name, steps, failed, summaryMarkdown, summaryHtml, pullRequest, folder };
 }
@@ -379,12 +377,14 @@ function printWorkflow(result: WorkflowResult, print: (line: string) => void): v
     }
     print(`  - ${label}: exit code ${run!.code} after ${(run!.ms / 1000).toFixed(1)} s`);
     for (const line of run!.log.split('\n').filter((line) => /^::(error|warning)/.test(line))) print(`      ${line.replace(/^::(\w+)[^:]*::/, '$1: ')}`);
+    // The network guard ends a step that reaches past loopback, and says where in its own line.
+    for (const line of run!.log.split('\n').filter((line) => line.startsWith('Network guard:'))) print(`      ${line}`);
     for (const [output, value] of Object.entries(run!.outputs)) print(`      ${output} = ${output === 'bundle-url' ? redactLink(value) : value}`);
   }
   const pull = result.pullRequest;
   if (pull) print(`  Pull request #${pull.number}: ${pull.title}`);
   const shown = shownPath(result.folder);
-  const files = ['summary.md', 'summary.html', ...(pull ? ['pull-request.md', 'pull-request.html'] : []), 'log.txt'];
+  const files = ['summary.md', 'summary.html', ...(pull ? ['pull-request.md', 'pull-request.html'] : []), ...(pull?.proposedFile ? [`${pull.proposedFile} (as the pull request proposes it)`] : []), 'log.txt'];
   print(`  Wrote ${shown}/: ${files.join(', ')}\n`);
 }
 
@@ -484,6 +484,8 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
       console.log(USAGE);
     } else {
       if (!existsSync('dist/index.js')) throw new TryError('dist/index.js is missing: run npm run build first.');
+      // The actions run under the project's network guard (runner.ts passes it on): nothing they do reaches past loopback.
+      process.env.NETWORK_GUARD ??= fileURLToPath(new URL('../__tests__/setup/network-guard-child.mjs', import.meta.url));
       const result = await tryChart(options);
       process.exitCode = result.workflows.some((workflow) => workflow.failed) ? 1 : 0;
     }
