@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { gunzipSync } from 'node:zlib';
+import { THREE_PAGE_SITE } from '../emulator/archive.ts';
 import { startPlatformEmulator } from '../emulator/platform.ts';
 import type { EmulatorOptions, FeedbackEntry, PlatformEmulator } from '../emulator/platform.ts';
 import { startFromArgs } from '../emulator/cli.ts';
@@ -65,7 +66,7 @@ async function waitFor(condition: () => boolean): Promise<void> {
 
 describe('static export', () => {
   it('runs a job queued → running → completed and serves a real tar.gz through the bundle link', async () => {
-    const platform = await start({ profile: { queuedMs: 300, runMs: 2000, pageCount: 120 } });
+    const platform = await start({ profile: { queuedMs: 300, runMs: 2000, pageCount: 120, site: THREE_PAGE_SITE }, linkTtlSeconds: 3600 });
     const started = await api('/v1/static-export/jobs', { body: { domain: 'docs.example.com', version: '2024-06-01' } });
     expect(started.status).toBe(202);
     expect(started.body).toMatchObject({ status: 'queued', progress: 0, pageCount: 0, createdAt: new Date(T0).toISOString() });

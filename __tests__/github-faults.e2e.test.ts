@@ -29,7 +29,8 @@ let platform: PlatformEmulator;
 let shared: GitHubEmulator;
 let publish: PublishRun;
 beforeAll(async () => {
-  platform = await startPlatformEmulator();
+  // Links of an hour: every renewal finds the link due.
+  platform = await startPlatformEmulator({ linkTtlSeconds: 3600 });
   VALUES = valuesFixture('values.yaml', `${platform.url}/bundles`);
   shared = await startGitHubEmulator();
   publish = await loadPublish(shared.url);

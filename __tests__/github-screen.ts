@@ -1,15 +1,15 @@
 // Shows Markdown as GitHub shows a pull request body or a job summary, and looks at it as a person
-// would. GitHub-flavoured Markdown by `marked` (GFM: tables, autolinks; raw HTML passes, as in a job
-// summary), GitHub's own stylesheet (`github-markdown-css`), Mermaid fences drawn by Mermaid's own
-// package, in Debian's Chromium driven by playwright-core (no browser download).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// would: the page scripts/github-markdown.ts makes (GitHub-flavoured Markdown by `marked`, GitHub's
+// own stylesheet), Mermaid fences drawn by Mermaid's own package, in Debian's Chromium driven by
+// playwright-core (no browser download).
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Marked } from 'marked';
 import { chromium } from 'playwright-core';
 import { CHROMIUM } from '../scripts/chromium.ts';
+import { githubPage } from '../scripts/github-markdown.ts';
 
 /**
  * The width GitHub gives the text of a pull request body on a 1280 px window (the conversation column
@@ -24,7 +24,6 @@ const PADDING = 16;
 export const SCREENS_DIR = join(process.cwd(), 'screens');
 
 const require = createRequire(import.meta.url);
-const STYLESHEET = readFileSync(require.resolve('github-markdown-css/github-markdown-light.css'), 'utf8');
 const MERMAID = require.resolve('mermaid/dist/mermaid.min.js');
 /** The reader's checks, run in the page (browser code, kept apart from the Node code's types). */
 const INSPECT = fileURLToPath(new URL('github-screen.browser.js', import.meta.url));
@@ -61,15 +60,7 @@ export async function openGitHubScreen(): Promise<GitHubScreen> {
   mkdirSync(SCREENS_DIR, { recursive: true });
   return {
     async show(name, markdown, options) {
-      const html = await new Marked({ gfm: true, breaks: options.breaks }).parse(markdown);
-      await page.setContent(
-        '<!doctype html><html><head><meta charset="utf-8"><style>' +
-          STYLESHEET +
-          `body { margin: 0; background: #fff; } .markdown-body { box-sizing: content-box; width: ${CONTENT_WIDTH}px; padding: ${PADDING}px; }` +
-          '</style></head><body><article class="markdown-body">' +
-          html +
-          '</article></body></html>'
-      );
+      await page.setContent(githubPage(name, markdown, { breaks: options.breaks, width: CONTENT_WIDTH, padding: PADDING }));
       if (/```mermaid/.test(markdown)) await page.addScriptTag({ path: MERMAID });
       await page.addScriptTag({ path: INSPECT });
       const problems = (await page.evaluate('inspectScreen()')) as string[];

@@ -28,7 +28,7 @@ let workspace: string;
 let publish: PublishRun;
 
 beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 } });
+  platform = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 }, linkTtlSeconds: 3600 });
   github = await startGitHubEmulator();
   files = await startStaticFileServer();
   publish = await loadPublish(github.url);

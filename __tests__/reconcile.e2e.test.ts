@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundleFormats, defaultSiteFiles } from '../emulator/archive.ts';
+import { THREE_PAGE_SITE, bundleFormats, defaultSiteFiles } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
@@ -30,7 +30,8 @@ let workspace: string;
 let publish: PublishRun;
 
 beforeAll(async () => {
-  platform = await startPlatformEmulator();
+  // Production's exports and the kept archive hold the same three pages.
+  platform = await startPlatformEmulator({ profile: { site: THREE_PAGE_SITE } });
   github = await startGitHubEmulator();
   files = await startStaticFileServer();
   publish = await loadPublish(github.url);

@@ -196,6 +196,13 @@ ${body}
 `;
 }
 
+/**
+ * The small fixed site the emulator served before its sites changed between exports (three pages, a
+ * stylesheet, a script and a sitemap), for a test that compares an export with those files:
+ * `profile: { site: THREE_PAGE_SITE }`.
+ */
+export const THREE_PAGE_SITE = 'three-pages';
+
 // The files of a small exported site; static exports link pages by their `.html` names.
 /** `commit`: the published commit the export holds, shown on the home page so a test can read it. */
 export function defaultSiteFiles(domain: string, pageCount: number, commit?: string): SiteFile[] {
@@ -243,6 +250,8 @@ export interface SiteSpec {
   buildId?: string;
   /** Bytes of data every page embeds that no reader sees (static builds inline a JSON blob), to reach a size. */
   padBytes?: number;
+  /** The published commit the export holds, in a comment on the home page (a test reads it; a reader does not). */
+  commit?: string;
 }
 
 /** `index.html` and `count - 1` pages under pages/. */
@@ -259,6 +268,7 @@ export function siteFiles(domain: string, spec: SiteSpec): SiteFile[] {
     const name = path.replace(/\.html$/, '').replace(/(^|\/)index$/, '').split('/').pop() || 'home';
     const edit = spec.edits?.[path];
     const pad = spec.padBytes ? filler(`${buildId}/${path}`, spec.padBytes) : '';
+    const commit = spec.commit && path === 'index.html' ? `\n  <!-- Published from commit ${spec.commit} -->` : '';
     return {
       path,
       content: `<!DOCTYPE html>
@@ -270,7 +280,7 @@ export function siteFiles(domain: string, spec: SiteSpec): SiteFile[] {
   <link rel="stylesheet" href="${asset('app')}.css">
   <script src="${asset('main')}.js" defer></script>
 </head>
-<body data-build-id="${buildId}">
+<body data-build-id="${buildId}">${commit}
   <nav><a href="/index.html">Home</a> <a href="${asset('page')}">Assets</a></nav>
   <main>
     <h1>${name}</h1>

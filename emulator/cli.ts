@@ -11,7 +11,8 @@ import { FAULT_KINDS, ROUTE_NAMES } from './platform-faults.ts';
 import { GITHUB_FAULT_KINDS, type GitHubFault, OPERATION_NAMES, parseGitHubFault } from './github-faults.ts';
 
 const USAGE =
-  'Usage: npm run emulator -- [--port 4010] [--queued-ms 300] [--run-ms 2000] [--page-count 120] [--fail-at 40] [--link-ttl 3600] [--api-key KEY]\n' +
+  'Usage: npm run emulator -- [--port 4010] [--queued-ms 300] [--run-ms 2000] [--page-count 120] [--fail-at 40] [--link-ttl 604800] [--api-key KEY]\n' +
+  '                           [--pages-added 2] [--pages-removed 2] [--pages-edited 3]\n' +
   '                           [--deploy-branch main] [--deploy-ms 1500] [--deploy-fault failure|unknown-status|missing-commit]\n' +
   '                           [--github [--github-port 4011] [--github-fault KIND@CALL[*TIMES][=VALUE] ...]] [--help]\n' +
   '  (or node emulator/cli.ts with the same flags; --port 0 or --github-port 0 takes any free port)';
@@ -21,6 +22,10 @@ function numberFlag(name: string, value: string | undefined): number | undefined
   const number = Number(value);
   if (value.trim() === '' || !Number.isFinite(number) || number < 0) throw new Error(`--${name} expects a number >= 0, got "${value}"`);
   return number;
+}
+
+function definedOnly<T extends object>(record: T): Partial<T> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 export interface CliOptions {
@@ -43,6 +48,9 @@ export function parseCliOptions(args: string[]): CliOptions {
       'page-count': { type: 'string' },
       'fail-at': { type: 'string' },
       'link-ttl': { type: 'string' },
+      'pages-added': { type: 'string' },
+      'pages-removed': { type: 'string' },
+      'pages-edited': { type: 'string' },
       'api-key': { type: 'string' },
       'deploy-branch': { type: 'string' },
       'deploy-ms': { type: 'string' },
@@ -68,7 +76,13 @@ export function parseCliOptions(args: string[]): CliOptions {
         queuedMs: numberFlag('queued-ms', values['queued-ms']),
         runMs: numberFlag('run-ms', values['run-ms']),
         pageCount: numberFlag('page-count', values['page-count']),
-        failAt: numberFlag('fail-at', values['fail-at'])
+        failAt: numberFlag('fail-at', values['fail-at']),
+        // What each export changes from the one before; an unset flag keeps the emulator's default.
+        changes: definedOnly({
+          added: numberFlag('pages-added', values['pages-added']),
+          removed: numberFlag('pages-removed', values['pages-removed']),
+          edited: numberFlag('pages-edited', values['pages-edited'])
+        })
       },
       feedback: sampleFeedback(Date.now()),
       // Unset flags stay undefined: the deployments keep their own defaults for them.

@@ -39,14 +39,17 @@ export function fakeSha(seed: string): string {
 export class Deployments {
   readonly settings: DeploymentSettings;
   private readonly clock: () => number;
+  /** The pages a deployment builds: the platform's, so a deployment and the export after it agree. */
+  private readonly pageCount: () => number;
   /** Each branch's heads in the order pushed: [at, commit]. */
   private readonly heads = new Map<string, [number, Commit][]>();
   private readonly deployments: Deployment[] = [];
   private readonly armed: { fault: DeploymentFault; times: number }[] = [];
   private count = 0;
 
-  constructor(clock: () => number, settings: Partial<DeploymentSettings> = {}) {
+  constructor(clock: () => number, settings: Partial<DeploymentSettings> = {}, pageCount: () => number = () => 120) {
     this.clock = clock;
+    this.pageCount = pageCount;
     // A setting given as undefined (an unset command-line flag) keeps its default.
     const given = Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
     this.settings = { branch: 'main', deployMs: 1500, initialSha: fakeSha('initial'), ...given };
@@ -105,7 +108,8 @@ export class Deployments {
     };
     const withCommit = { commit: { sha: commit.sha, ref: commit.ref, message: commit.message, filesChanged: { added: [], modified: ['index.mdx'], removed: [] } } };
     if (now < startsAt) return { ...base, status: 'queued', summary: 'Waiting for an earlier deployment to finish', logs: [] };
-    const logs = [`Cloning ${commit.ref} at ${commit.sha.slice(0, 7)}`, 'Installing dependencies', 'Building 120 pages'];
+    const pages = this.pageCount();
+    const logs = [`Cloning ${commit.ref} at ${commit.sha.slice(0, 7)}`, 'Installing dependencies', `Building ${pages} pages`];
     if (now < endsAt) {
       const word = deployment.fault === 'unknown-status' ? 'building' : 'in_progress';
       return { ...base, ...withCommit, status: word, summary: 'Deploying', logs };
@@ -115,7 +119,7 @@ export class Deployments {
       const failed = [...logs, ...Array.from({ length: 12 }, (_, i) => `Checking links: batch ${i + 1} of 12`), 'Error: broken link /guides/missing in guides/setup.mdx', 'Build failed'];
       return { ...base, ...withCommit, status: 'failure', endedAt, summary: 'Build failed: 1 broken link', logs: failed };
     }
-    const done = { ...base, status: 'success', endedAt, summary: 'Deployed 120 pages', logs: [...logs, 'Published'] };
+    const done = { ...base, status: 'success', endedAt, summary: `Deployed ${pages} pages`, logs: [...logs, 'Published'] };
     return deployment.fault === 'missing-commit' ? done : { ...done, ...withCommit };
   }
 

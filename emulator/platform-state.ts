@@ -2,8 +2,9 @@
 // their bundles and signed links, agent jobs, feedback and its aggregation by page, and the hourly
 // rate limits. No HTTP here: platform.ts parses requests, calls in here and writes the answers.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { type BundleFormat, type BundleFormatInfo, type SiteSpec, bundleFormats, defaultSiteFiles, siteFiles } from './archive.ts';
+import { type BundleFormat, type BundleFormatInfo, type SiteSpec, THREE_PAGE_SITE, bundleFormats, defaultSiteFiles, siteFiles } from './archive.ts';
 import { type DeploymentSettings, Deployments } from './deployments.ts';
+import { DEFAULT_SITE_CHANGES, LivingSites, type SiteChanges } from './living-site.ts';
 
 export interface JobProfile {
   queuedMs?: number;
@@ -14,8 +15,14 @@ export interface JobProfile {
   stall?: { at: number; forMs: number };
   resetAt?: number;
   runningWord?: string;
-  /** The site the export holds (pages, edits, build id); unset: the default three-page site. */
-  site?: SiteSpec;
+  /**
+   * The site the export holds (pages, edits, build id). Unset: a docs site of `pageCount` pages
+   * (120 by default) whose every export of a domain changes a few pages from the one before.
+   * THREE_PAGE_SITE: the same three pages in every export.
+   */
+  site?: SiteSpec | typeof THREE_PAGE_SITE;
+  /** Without `site`: what each export changes from the domain's one before (default: 2 added, 2 removed, 3 edited). */
+  changes?: Partial<SiteChanges>;
 }
 
 /** The platform as a test sets it up; the emulator's options add what the server needs. */
@@ -95,7 +102,8 @@ export interface ResolvedProfile {
   stall?: { at: number; forMs: number };
   resetAt?: number;
   runningWord?: string;
-  site?: SiteSpec;
+  site?: SiteSpec | typeof THREE_PAGE_SITE;
+  changes: SiteChanges;
 }
 
 // Times in ms after the run starts (after queuedMs).
@@ -120,6 +128,10 @@ export type LinkRefusal = { reason: 'malformed' } | { reason: 'forged' } | { rea
 
 const DEFAULT_ERROR = 'Rendering failed on page /guides/broken: ReferenceError: window is not defined';
 const HOUR_MS = 3_600_000;
+/** An S3 presigned link lives at most 7 days, and the platform's links do. */
+export const DEFAULT_LINK_TTL_SECONDS = 7 * 24 * 3600;
+/** Pages of the site an export holds when a test gives neither a site nor a count. */
+const DEFAULT_PAGE_COUNT = 120;
 export const FEEDBACK_SOURCES: FeedbackSource[] = ['code_snippet', 'contextual', 'agent', 'thumbs_only'];
 export const FEEDBACK_STATUSES: FeedbackStatus[] = ['pending', 'in_progress', 'resolved', 'dismissed'];
 
@@ -129,14 +141,22 @@ function resolveProfile(profile: JobProfile = {}): ResolvedProfile {
   return {
     queuedMs: Math.max(0, profile.queuedMs ?? 300),
     runMs: Math.max(0, profile.runMs ?? 2000),
-    pageCount: Math.max(0, Math.round(profile.pageCount ?? 120)),
+    // One count everywhere: a given site's pages, unless the test sets another on purpose.
+    pageCount: Math.max(0, Math.round(profile.pageCount ?? siteCount(profile.site) ?? DEFAULT_PAGE_COUNT)),
     failAt: profile.failAt === undefined ? undefined : clampPercent(profile.failAt),
     error: profile.error ?? DEFAULT_ERROR,
     stall: profile.stall ? { at: clampPercent(profile.stall.at), forMs: Math.max(0, profile.stall.forMs) } : undefined,
     resetAt: profile.resetAt === undefined ? undefined : clampPercent(profile.resetAt),
     runningWord: profile.runningWord,
-    site: profile.site
+    site: profile.site,
+    changes: { ...DEFAULT_SITE_CHANGES, ...profile.changes }
   };
+}
+
+function siteCount(site: SiteSpec | typeof THREE_PAGE_SITE | undefined): number | undefined {
+  if (site === undefined) return undefined;
+  if (site === THREE_PAGE_SITE) return 3;
+  return typeof site.pages === 'number' ? site.pages : site.pages.length;
 }
 
 function planExport(profile: ResolvedProfile): ExportPlan {
@@ -252,6 +272,7 @@ export class PlatformState {
   private readonly signingSecret = randomBytes(32);
   private readonly agentCreates = new Map<string, number[]>();
   private readonly analyticsRequests: number[] = [];
+  private readonly livingSites = new LivingSites();
   private nextPrNumber = 101;
 
   constructor(settings: PlatformSettings = {}) {
@@ -259,8 +280,9 @@ export class PlatformState {
     this.staticExportEnabled = settings.staticExportEnabled ?? true;
     this.profile = settings.profile ?? {};
     this.format = bundleFormats[settings.bundleFormat ?? 'tar.gz'];
-    this.deployments = new Deployments(this.clock, settings.deployments);
-    this.linkTtlSeconds = settings.linkTtlSeconds ?? 3600;
+    // A deployment builds the pages the next export will hold.
+    this.deployments = new Deployments(this.clock, settings.deployments, () => this.nextPageCount());
+    this.linkTtlSeconds = settings.linkTtlSeconds ?? DEFAULT_LINK_TTL_SECONDS;
     this.agentRunMs = settings.agent?.runMs ?? 1500;
     this.agentOutcome = settings.agent?.outcome ?? 'pr';
     this.agentLimit = settings.agent?.createLimitPerHour ?? 100;
@@ -285,8 +307,10 @@ export class PlatformState {
   /** The job's bundle, built on first ask, and a presigned link to it (a path and its query). */
   bundleLink(job: ExportJobRecord): { archive: Buffer; link: string; expiresAt: number } {
     // Each export of a generated site carries its own build id unless the test fixes one.
-    const site = job.profile.site;
-    job.archive ??= this.format.build(site ? siteFiles(job.domain, { buildId: job.jobId.slice(3), ...site }) : defaultSiteFiles(job.domain, job.profile.pageCount, job.commit));
+    const { site } = job.profile;
+    job.archive ??= this.format.build(
+      site === undefined || site === THREE_PAGE_SITE ? defaultSiteFiles(job.domain, job.profile.pageCount, job.commit) : siteFiles(job.domain, { buildId: job.jobId.slice(3), ...site })
+    );
     // Links are signed to the clock's second, so the same job and second give the same link.
     const signedAt = Math.floor(this.clock() / 1000) * 1000;
     const date = amzDate(signedAt);
@@ -362,8 +386,20 @@ export class PlatformState {
     return { feedback: sorted.slice(0, limit), hasMore: sorted.length > limit };
   }
 
+  /** The pages the next export will hold: a deployment's count. */
+  private nextPageCount(): number {
+    const profile = resolveProfile(this.profile);
+    return profile.site ? profile.pageCount : this.livingSites.nextPageCount(profile.pageCount, profile.changes);
+  }
+
   private createExportJob(input: { domain: string; version?: string; paths?: string[]; createdAt: number; profile: ResolvedProfile }): ExportJobRecord {
     const jobId = `se_${randomBytes(8).toString('hex')}`;
+    const commit = this.deployments.published().sha;
+    if (!input.profile.site) {
+      // The domain's site, a few pages on from its last export; its pages are the export's count.
+      const site = { ...this.livingSites.next(input.domain, input.profile.pageCount, input.profile.changes), commit };
+      input = { ...input, profile: { ...input.profile, site, pageCount: siteCount(site)! } };
+    }
     const plan = planExport(input.profile);
     const clock = this.clock;
     const job: ExportJobRecord = {
@@ -374,7 +410,7 @@ export class PlatformState {
       createdAt: input.createdAt,
       profile: input.profile,
       plan,
-      commit: this.deployments.published().sha,
+      commit,
       get finishedAt() {
         const at = input.createdAt + input.profile.queuedMs + plan.finishMs;
         return clock() >= at ? at : undefined;

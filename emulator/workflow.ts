@@ -40,6 +40,13 @@ export function parseWorkflow(text: string): Workflow {
   return { name: parsed.name, events, jobs: parsed.jobs };
 }
 
+/** The workflow named `name` among a Markdown page's ```yaml blocks (the README's three, say). */
+export function workflowInMarkdown(markdown: string, name: string): Workflow {
+  const block = [...markdown.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!).find((text) => text.startsWith(`name: ${name}\n`));
+  if (!block) throw new Error(`no workflow named "${name}" in the page`);
+  return parseWorkflow(block);
+}
+
 /** The repository's own actions, by the folder a `uses:` names. */
 const OWN_ACTION = /^(?:\.\/?|<owner>\/<repo>)(\/?[a-z-]*?)\/?(?:@v\d+)?$/;
 

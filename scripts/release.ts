@@ -3,7 +3,7 @@
 // src/ builds. The script checks that first, then tags vX.Y.Z, moves vX to it, and pushes both in
 // one atomic push, so the two tags never point at different commits on the remote.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 
 class ReleaseError extends Error {}
 
@@ -13,6 +13,29 @@ function git(...args: string[]): string {
 
 function check(ok: boolean, message: string): void {
   if (!ok) throw new ReleaseError(message);
+}
+
+/** A `uses:` line of a workflow in the README or docs/: where it is, and what it names. */
+export interface UsesLine {
+  where: string;
+  uses: string;
+  /** For this repository's actions (`<owner>/<repo>[/agent-job|/feedback]@vN`), the version named. */
+  ours?: string;
+}
+
+const OUR_USES = /^<owner>\/<repo>(?:\/(?:agent-job|feedback))?@(.+)$/;
+
+/** Every `uses:` in the README and the pages of docs/ (the pages users copy workflows from). */
+export function usesLines(): UsesLine[] {
+  const pages = ['README.md', ...(existsSync('docs') ? readdirSync('docs').filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`) : [])];
+  return pages.filter((page) => existsSync(page)).flatMap((page) =>
+    readFileSync(page, 'utf8')
+      .split('\n')
+      .flatMap((line, i) => {
+        const uses = /^\s*(?:-\s+)?uses:\s*(\S+)/.exec(line)?.[1];
+        return uses === undefined ? [] : [{ where: `${page}:${i + 1}`, uses, ours: OUR_USES.exec(uses)?.[1] }];
+      })
+  );
 }
 
 export function release(argv: string[], log: (line: string) => void = console.log): void {
@@ -27,6 +50,9 @@ export function release(argv: string[], log: (line: string) => void = console.lo
   check(pkg.version === version, `package.json says version ${pkg.version}; set it to ${version} and commit, then run this again.`);
   const changelog = readFileSync('CHANGELOG.md', 'utf8');
   check(new RegExp(`^## \\[${version!.replaceAll('.', '\\.')}\\]`, 'm').test(changelog), `CHANGELOG.md has no "## [${version}]" section: move the Unreleased notes under it and commit.`);
+  // Users copy their `uses:` from the README and docs/: each must name the tag this release moves.
+  const stray = usesLines().filter((line) => line.ours !== undefined && line.ours !== major);
+  check(stray.length === 0, `${stray.map((line) => `${line.where} uses ${line.uses}`).join('; ')}: this release moves ${major}. Make every uses: of this action name @${major}, commit, and release again.`);
   check(git('status', '--porcelain') === '', 'The work tree has uncommitted changes: commit or stash them, so the tag holds exactly what you tested.');
 
   const head = git('rev-parse', 'HEAD');

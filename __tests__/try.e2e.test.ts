@@ -1,0 +1,109 @@
+// `npm run try` (scripts/try.ts) as a platform engineer runs it on their own chart: the README's three
+// workflows, as written, through dist/ against the emulators, and the pages it writes read as GitHub
+// would show them: links a reader can click, no Markdown left as text, one page count. Then three
+// real charts' values files (fixtures/values-real/) each get the pull request a push run opens.
+// Run `npm run build` first: the workflows run the built bundle.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type TryResult, tryChart } from '../scripts/try.ts';
+import { PageTextReader } from '../src/content/page-text.ts';
+import { readSetting } from '../src/values/values-file.ts';
+
+/** Exports and deployments of a fraction of a second: the pages, not the waiting, are under test. */
+const QUICK = { queuedMs: 50, runMs: 300, deployMs: 200 };
+const CORPUS = ['1384microservices__Play.Catalog__helm__values.yaml', 'bitnami__charts__bitnami__postgresql__values.yaml', 'jupyterhub__zero-to-jupyterhub-k8s__jupyterhub__values.yaml'];
+
+let out: string;
+let result: TryResult;
+let corpus: TryResult[];
+const printed: string[] = [];
+
+// All four runs at once: they spend their time waiting on emulated jobs and GitHub's spacing of writes.
+beforeAll(async () => {
+  out = mkdtempSync(join(tmpdir(), 'try-'));
+  [result, ...corpus] = await Promise.all([
+    tryChart({ values: '__tests__/fixtures/config/values.yaml', out: join(out, 'readme'), print: (line) => printed.push(line), times: QUICK }),
+    ...CORPUS.map((file, i) => tryChart({ values: `__tests__/fixtures/values-real/${file}`, workflows: ['push'], out: join(out, `corpus-${i}`), print: () => {}, times: QUICK }))
+  ]);
+}, 90_000);
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+/** The text a reader sees on a rendered page, a line per block (title, paragraph, table cell…). */
+function seenText(html: string): string[] {
+  const reader = new PageTextReader();
+  reader.write(Buffer.from(html));
+  return reader.end().lines ?? [];
+}
+
+/** Every page count the text states: "120 pages", "120 after", and the number under a "Pages" heading cell. */
+function pageCounts(lines: string[]): string[] {
+  const counts = lines.flatMap((line) => [...line.matchAll(/(\d[\d,]*) (?:pages|after)\b/g)].map((match) => match[1]!));
+  lines.forEach((line, i) => {
+    if (/^Pages( exported)?$/.test(line)) counts.push(lines[i + 1]!);
+  });
+  return counts;
+}
+
+describe('npm run try', () => {
+  it("runs the README's push, nightly and hosted workflows on your values file, and says where it wrote their pages", () => {
+    expect(result.workflows.map((workflow) => [workflow.name, workflow.failed])).toEqual([
+      ['push', false],
+      ['nightly', false],
+      ['hosted', false]
+    ]);
+    const [push, nightly, hosted] = result.workflows;
+    expect(push!.pullRequest!.title).toBe('Static export: new bundle for docs.example.com');
+    // The nightly run finds the proposed 7-day link valid long enough; the hosted run moves the same pull request to your bucket.
+    expect(nightly!.steps[0]!.run!.outputs).toMatchObject({ skipped: 'true', 'pull-request-number': String(push!.pullRequest!.number) });
+    expect(hosted!.pullRequest!.number).toBe(push!.pullRequest!.number);
+    expect(hosted!.steps.map((step) => step.skipped ?? `exit ${step.run!.code}`)).toEqual([
+      'exit 0',
+      'aws-actions/configure-aws-credentials@v4 is another action: not run here',
+      'a shell step: not run here (the kept archive is put on the emulated bucket by the step that checks it)',
+      'exit 0'
+    ]);
+    for (const workflow of result.workflows) {
+      for (const file of ['summary.md', 'summary.html', 'pull-request.md', 'pull-request.html', 'values.yaml']) expect(existsSync(join(workflow.folder, file))).toBe(true);
+      expect(printed.join('\n')).toContain(`Wrote ${workflow.folder}/: summary.md, summary.html, pull-request.md, pull-request.html, values.yaml (as the pull request proposes it), log.txt`);
+    }
+    expect(printed.join('\n')).toContain('page-count = 120');
+  });
+
+  it('writes pages that read as GitHub shows them: clickable links, no Markdown left as text, one page count', () => {
+    const [push] = result.workflows;
+    const pages = result.workflows.flatMap((workflow) => [
+      { name: `${workflow.name} summary`, html: readFileSync(join(workflow.folder, 'summary.html'), 'utf8') },
+      { name: `${workflow.name} pull request`, html: readFileSync(join(workflow.folder, 'pull-request.html'), 'utf8') }
+    ]);
+    for (const { name, html } of pages) {
+      const text = seenText(html).join('\n');
+      expect({ name, literalMarkdown: ['**', '`', ']('].filter((mark) => text.includes(mark)) }).toEqual({ name, literalMarkdown: [] });
+    }
+    // Each summary links the pull request; the push's pull request links the pages a reader can open.
+    for (const workflow of result.workflows) expect(workflow.summaryHtml).toContain(`<a href="${workflow.pullRequest!.url}">`);
+    expect(push!.pullRequest!.html).toMatch(/<a href="https:\/\/docs\.example\.com\/[\w/-]+">/);
+    const counts = new Set(pages.flatMap(({ html }) => pageCounts(seenText(html))));
+    expect([...counts]).toEqual(['120']);
+  });
+});
+
+describe('npm run try on real charts', () => {
+  it('opens a pull request for each of three values files of the corpus that adds the block and keeps every line of the file', () => {
+    corpus.forEach((run, i) => {
+      const [push] = run.workflows;
+      expect({ file: CORPUS[i], failed: push!.failed }).toEqual({ file: CORPUS[i], failed: false });
+      expect(push!.pullRequest!.body).toContain('deploy/values.yaml');
+      const before = readFileSync(`__tests__/fixtures/values-real/${CORPUS[i]}`, 'utf8').split('\n');
+      const after = readFileSync(join(push!.folder, 'values.yaml'), 'utf8');
+      // The file's own lines are all there, in order; the block's three lines are all that is added.
+      const lines = after.split('\n');
+      let at = 0;
+      for (const line of lines) if (line === before[at]) at++;
+      expect(at).toBe(before.length);
+      expect(lines.length - before.length).toBeLessThanOrEqual(4);
+      expect(readSetting('values.yaml', after, 'staticExport', 'bundleUrl')).toBe(push!.steps[0]!.run!.outputs['bundle-url']);
+    });
+  });
+});
