@@ -22,9 +22,14 @@ const calls = (route: string) => emulator.requests.filter((r) => r.route === rou
 
 describe('agent-job: waiting on a job', () => {
   it('a job that completes with a pull request: outputs, log and a summary that links it', async () => {
-    const id = emulator.seedAgentJob({ projectId: PROJECT, outcome: 'pr', runMs: 1500 });
+    // The agent works until the action has seen it at work, then finishes: however long the process
+    // takes to start on a loaded machine, its first look finds the job active.
+    const id = emulator.seedAgentJob({ projectId: PROJECT, outcome: 'pr', runMs: 600_000 });
     const prNumber = emulator.agentJobs.get(id)?.prNumber;
-    const run = await runAction(BUNDLE, inputs({ 'job-id': id }));
+    const action = startAction(BUNDLE, inputs({ 'job-id': id }));
+    await action.waitFor(/^active · the agent is working/m);
+    emulator.agentJobs.get(id)!.runMs = 0;
+    const run = await action.done;
 
     expect(run.code).toBe(0);
     expect(run.outputs).toEqual({
