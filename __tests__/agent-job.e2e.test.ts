@@ -1,16 +1,21 @@
-// End to end: the built dist/agent-job/index.js as a separate process, the way the runner starts it,
-// against the platform emulator on loopback. Each test reads what a user reads: exit code, log,
-// outputs, job summary, and counts what the emulator saw.
+// The agent-job action against the platform emulator on loopback. Each test reads what a user reads:
+// exit code, log, outputs, job summary, and counts what the emulator saw. The built
+// dist/agent-job/index.js runs as a separate process, the way the runner starts it, for a job that
+// completes and for SIGTERM (a signal needs a process); the rest run the real run() in this process
+// (in-process.ts), with no Node start each.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { runAction, startAction } from '../emulator/runner.ts';
+import { startAction } from '../emulator/runner.ts';
+import { type PublishRun, runInProcess } from './in-process.ts';
 
 const BUNDLE = 'dist/agent-job/index.js';
 const PROJECT = 'proj_docs';
 let emulator: PlatformEmulator;
+let agentJob: PublishRun;
 
 beforeAll(async () => {
   emulator = await startPlatformEmulator({ agent: { runMs: 1500 } });
+  agentJob = (await import('../src/agent-job/run.ts')).run;
 });
 afterAll(() => emulator.close());
 beforeEach(() => {
@@ -18,13 +23,20 @@ beforeEach(() => {
 });
 
 const inputs = (extra: Record<string, string>) => ({ 'api-key': DEFAULT_API_KEY, 'project-id': PROJECT, 'api-url': emulator.url, ...extra });
+/** The action in this process. */
+const runHere = (given: Record<string, string>, env: Record<string, string> = {}) => runInProcess(agentJob, given, env);
 const calls = (route: string) => emulator.requests.filter((r) => r.route === route).length;
 
 describe('agent-job: waiting on a job', () => {
   it('a job that completes with a pull request: outputs, log and a summary that links it', async () => {
-    const id = emulator.seedAgentJob({ projectId: PROJECT, outcome: 'pr', runMs: 1500 });
+    // The agent works until the action has seen it at work, then finishes: however long the process
+    // takes to start on a loaded machine, its first look finds the job active.
+    const id = emulator.seedAgentJob({ projectId: PROJECT, outcome: 'pr', runMs: 600_000 });
     const prNumber = emulator.agentJobs.get(id)?.prNumber;
-    const run = await runAction(BUNDLE, inputs({ 'job-id': id }));
+    const action = startAction(BUNDLE, inputs({ 'job-id': id }));
+    await action.waitFor(/^active · the agent is working/m);
+    emulator.agentJobs.get(id)!.runMs = 0;
+    const run = await action.done;
 
     expect(run.code).toBe(0);
     expect(run.outputs).toEqual({
@@ -49,7 +61,7 @@ describe('agent-job: waiting on a job', () => {
 
   it('a job where the agent changed nothing: an empty pr-link and a summary that says so', async () => {
     const id = emulator.seedAgentJob({ projectId: PROJECT, outcome: 'no-change', runMs: 500 });
-    const run = await runAction(BUNDLE, inputs({ 'job-id': id }));
+    const run = await runHere(inputs({ 'job-id': id }));
 
     expect(run.code).toBe(0);
     expect(run.outputs.status).toBe('completed');
@@ -61,7 +73,7 @@ describe('agent-job: waiting on a job', () => {
 
   it('a job already finished is read once, with no wait', async () => {
     const id = emulator.seedAgentJob({ projectId: PROJECT, outcome: 'pr', runMs: 0, createdAt: Date.now() - 60_000 });
-    const run = await runAction(BUNDLE, inputs({ 'job-id': id }));
+    const run = await runHere(inputs({ 'job-id': id }));
     expect(run.code).toBe(0);
     expect(run.outputs.status).toBe('completed');
     expect(calls('agent-get')).toBe(1);
@@ -72,7 +84,7 @@ describe('agent-job: waiting on a job', () => {
 describe('agent-job: a failed job', () => {
   it('fails the step with a line that says what to do, and still sets the outputs', async () => {
     const id = emulator.seedAgentJob({ projectId: PROJECT, outcome: 'failed', runMs: 500 });
-    const run = await runAction(BUNDLE, inputs({ 'job-id': id }));
+    const run = await runHere(inputs({ 'job-id': id }));
 
     expect(run.code).toBe(1);
     expect(run.outputs).toMatchObject({ 'job-id': id, status: 'failed', 'pr-link': '', branch: '' });
@@ -83,7 +95,7 @@ describe('agent-job: a failed job', () => {
 
   it('with fail-on-failed: false, warns and succeeds, with status failed', async () => {
     const id = emulator.seedAgentJob({ projectId: PROJECT, outcome: 'failed', runMs: 500 });
-    const run = await runAction(BUNDLE, inputs({ 'job-id': id, 'fail-on-failed': 'false' }));
+    const run = await runHere(inputs({ 'job-id': id, 'fail-on-failed': 'false' }));
 
     expect(run.code).toBe(0);
     expect(run.outputs.status).toBe('failed');
@@ -96,7 +108,7 @@ describe('agent-job: starting a job from a prompt', () => {
   it('creates one job with the prompt, waits, and reports it', async () => {
     const before = emulator.agentJobs.size;
     const prompt = 'Document the new --dry-run flag in the CLI reference';
-    const run = await runAction(BUNDLE, inputs({ prompt }));
+    const run = await runHere(inputs({ prompt }));
 
     expect(run.code).toBe(0);
     expect(emulator.agentJobs.size).toBe(before + 1);
@@ -119,7 +131,7 @@ describe('agent-job: starting a job from a prompt', () => {
         body: JSON.stringify({ prompt: 'first' })
       });
       expect(used.status).toBe(201);
-      const run = await runAction(BUNDLE, inputs({ prompt: 'second', 'api-url': limited.url }));
+      const run = await runHere(inputs({ prompt: 'second', 'api-url': limited.url }));
 
       expect(run.code).toBe(1);
       expect(run.ms).toBeLessThan(5000);
@@ -135,7 +147,7 @@ describe('agent-job: starting a job from a prompt', () => {
   it('a short 429 (Retry-After 1 s) is waited out and creates exactly one job', async () => {
     const before = emulator.agentJobs.size;
     emulator.addFault({ route: 'agent-create', kind: '429', retryAfterSeconds: 1 });
-    const run = await runAction(BUNDLE, inputs({ prompt: 'Fix the typo on the quickstart page' }));
+    const run = await runHere(inputs({ prompt: 'Fix the typo on the quickstart page' }));
     expect(run.code).toBe(0);
     expect(emulator.agentJobs.size).toBe(before + 1);
     expect(emulator.requests.filter((r) => r.route === 'agent-create').map((r) => r.status)).toEqual([429, 201]);
@@ -145,7 +157,7 @@ describe('agent-job: starting a job from a prompt', () => {
 describe('agent-job: errors a person can act on', () => {
   it('404: no such job in this project names project-id and job-id', async () => {
     const id = emulator.seedAgentJob({ projectId: 'proj_other' });
-    const run = await runAction(BUNDLE, inputs({ 'job-id': id }));
+    const run = await runHere(inputs({ 'job-id': id }));
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(
       `::error::Waiting on agent job ${id} in project ${PROJECT} failed: there is no agent job ${id} in project ${PROJECT} (404). Check project-id and job-id`
@@ -157,7 +169,7 @@ describe('agent-job: errors a person can act on', () => {
 
   it('a timeout says the job goes on and how to pick it up', async () => {
     const id = emulator.seedAgentJob({ projectId: PROJECT, runMs: 60_000 });
-    const run = await runAction(BUNDLE, inputs({ 'job-id': id, timeout: '3s' }));
+    const run = await runHere(inputs({ 'job-id': id, timeout: '3s' }));
     expect(run.code).toBe(1);
     expect(run.ms).toBeLessThan(6000);
     expect(run.outputs).toMatchObject({ 'job-id': id, status: 'active' });
@@ -188,7 +200,7 @@ describe('agent-job: errors a person can act on', () => {
     [{ prompt: 'x', 'fail-on-failed': 'yes' }, "::error::Input 'fail-on-failed': 'yes' is not a boolean."],
     [{ prompt: 'x', 'api-key': 'mint_dsc_assistant' }, "::error::Input 'api-key': is an assistant key"]
   ])('bad input %j fails before any request', async (extra, message) => {
-    const run = await runAction(BUNDLE, inputs(extra));
+    const run = await runHere(inputs(extra));
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(message);
     expect(emulator.requests).toHaveLength(0);

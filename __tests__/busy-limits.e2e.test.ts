@@ -1,8 +1,9 @@
-// End to end through dist/index.js: every wait and every CPU-heavy step ends by the step's deadline
-// and on cancel. A values file is read only up to GitHub's own 1 MB, and one that size is patched;
-// the labels' retry waits end on SIGTERM; a zip being unpacked stops on SIGTERM and by the step's
-// timeout, leaving nothing behind; a GitHub attempt cut by request-timeout is retried only when the
-// retry fits in the step's timeout. (The times themselves: npm run bench:limits.)
+// Every wait and every CPU-heavy step ends by the step's deadline and on cancel. A values file is read
+// only up to GitHub's own 1 MB, and one that size is patched; the labels' retry waits end on SIGTERM;
+// a zip being unpacked stops on SIGINT and by the step's timeout, leaving nothing behind; a GitHub
+// attempt cut by request-timeout is retried only when the retry fits in the step's timeout. (The
+// times themselves: npm run bench:limits.) The signals and the unpack's timeout run through
+// dist/index.js, as the runner starts it; the rest runs the real action in this process (in-process.ts).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,41 +13,47 @@ import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts'
 import type { GitHubFault } from '../emulator/github-faults.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { runAction, startAction } from '../emulator/runner.ts';
+import { loadPublish, type PublishRun, runInProcess } from './in-process.ts';
 
 const REPO = 'acme/deploy';
 let platform: PlatformEmulator;
+let github: GitHubEmulator;
+let publish: PublishRun;
 beforeAll(async () => {
   platform = await startPlatformEmulator();
+  github = await startGitHubEmulator();
+  publish = await loadPublish(github.url);
 });
-afterAll(() => platform.close());
+afterAll(async () => {
+  await platform.close();
+  await github.close();
+});
 
-/** A values file of `keys` settings of another chart, then the static export block. */
-function valuesFile(keys: number): string {
+/** A values file of `keys` settings of another chart, each `padding` characters longer, then the static export block. */
+function valuesFile(keys: number, padding = 0): string {
   const lines = ['other:'];
-  for (let i = 0; i < keys; i++) lines.push(`  setting${i}: "value of setting number ${i}"`);
+  for (let i = 0; i < keys; i++) lines.push(`  setting${i}: "value of setting number ${i}${'.'.repeat(padding)}"`);
   // Production's link on the emulator (a job it never had): the content diff tries it, on loopback.
   lines.push('staticExport:', '  enabled: true', `  bundleUrl: "${platform.url}/bundles/se_old/bundle.tar.gz"`, '');
   return lines.join('\n');
 }
 
+/** The repository made anew with `values` and only `faults` armed: each test starts from the same GitHub. */
 async function withGitHub<T>(values: string, faults: GitHubFault[], use: (github: GitHubEmulator, inputs: Record<string, string>, env: Record<string, string>) => Promise<T>): Promise<T> {
-  const github = await startGitHubEmulator();
-  try {
-    github.createRepo(REPO, { 'deploy/values.yaml': values });
-    for (const fault of faults) github.addFault(fault);
-    const inputs = {
-      'api-key': DEFAULT_API_KEY,
-      'api-url': platform.url,
-      domain: 'docs.example.com',
-      'job-id': platform.seedExportJob({ domain: 'docs.example.com' }),
-      'github-token': 'ghs_emulator_token',
-      'config-path': 'deploy/values.yaml',
-      'pr-labels': 'docs'
-    };
-    return await use(github, inputs, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO });
-  } finally {
-    await github.close();
-  }
+  github.createRepo(REPO, { 'deploy/values.yaml': values });
+  github.clearFaults();
+  github.requests.length = 0;
+  for (const fault of faults) github.addFault(fault);
+  const inputs = {
+    'api-key': DEFAULT_API_KEY,
+    'api-url': platform.url,
+    domain: 'docs.example.com',
+    'job-id': platform.seedExportJob({ domain: 'docs.example.com' }),
+    'github-token': 'ghs_emulator_token',
+    'config-path': 'deploy/values.yaml',
+    'pr-labels': 'docs'
+  };
+  return use(github, inputs, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO });
 }
 
 const errorLine = (log: string) => log.split('\n').find((line) => line.startsWith('::error::'));
@@ -54,7 +61,7 @@ const errorLine = (log: string) => log.split('\n').find((line) => line.startsWit
 describe('a large values file', () => {
   it('over 1 MB is refused before anything is proposed, saying what to do', async () => {
     await withGitHub(valuesFile(40_000), [], async (github, inputs, env) => {
-      const run = await runAction('dist/index.js', inputs, env);
+      const run = await runInProcess(publish, inputs, env);
       expect(run.code).toBe(1);
       expect(errorLine(run.log)).toMatch(/deploy\/values\.yaml in acme\/deploy: the file is larger than GitHub's contents API returns \(1 MB\)\. Keep the settings this action edits in a file of their own, under 1 MB/);
       expect(github.pulls(REPO)).toEqual([]);
@@ -62,10 +69,12 @@ describe('a large values file', () => {
   });
 
   it('just under 1 MB is patched: the pull request changes the link line and nothing else', async () => {
-    const values = valuesFile(22_000);
+    // GitHub's limit is on bytes: long lines make the size, and fewer of them keep the YAML parses
+    // short (22,000 short settings cost about 15 s of CPU to read, patch and show).
+    const values = valuesFile(2_200, 380);
     expect(Buffer.byteLength(values)).toBeGreaterThan(900_000);
     await withGitHub(values, [], async (github, inputs, env) => {
-      const run = await runAction('dist/index.js', inputs, env);
+      const run = await runInProcess(publish, inputs, env);
       expect(errorLine(run.log)).toBeUndefined();
       expect(run.outputs['pull-request-operation']).toBe('created');
       const proposed = github.fileAt(REPO, 'static-export/deploy-values.yaml', 'deploy/values.yaml')!;
@@ -96,7 +105,7 @@ describe('waits that end on cancel and by the deadline', () => {
   it("a GitHub attempt cut by request-timeout is not retried past the step's timeout", async () => {
     const faults: GitHubFault[] = [{ kind: 'slow', operation: 'repos.get', times: 10, value: 5000 }];
     await withGitHub(valuesFile(10), faults, async (_github, inputs, env) => {
-      const run = await runAction('dist/index.js', { ...inputs, 'request-timeout': '2s', timeout: '4s' }, env);
+      const run = await runInProcess(publish, { ...inputs, 'request-timeout': '2s', timeout: '4s' }, env);
       expect(run.code).toBe(1);
       expect(errorLine(run.log)).toMatch(/GitHub did not answer GET \/repos\/acme\/deploy within \d s \(request-timeout\), and the step's timeout leaves no time to retry\. Raise timeout, or run again\./);
     });

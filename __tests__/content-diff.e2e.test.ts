@@ -1,4 +1,4 @@
-// End to end through dist/index.js: what merging changes for readers. Production's export and the
+// The real publish action in this process (in-process.ts): what merging changes for readers. Production's export and the
 // new one come from the platform emulator with generated sites that differ in controlled ways
 // (pages added, removed, edited), each export with its own build id in every page; the step compares
 // them page by page, shows the result in the pull request and the summary, and refuses an export
@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { type SiteSpec, bundleFormats, pageFiles, siteFiles } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { runAction } from '../emulator/runner.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
+import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
 
 const REPO = 'acme/deploy';
 const DOMAIN = 'docs.example.com';
@@ -21,11 +21,13 @@ let platform: PlatformEmulator;
 let github: GitHubEmulator;
 let files: StaticFileServer;
 let temp: string;
+let publish: PublishRun;
 
 beforeAll(async () => {
   platform = await startPlatformEmulator({ profile: PROFILE });
   github = await startGitHubEmulator();
   files = await startStaticFileServer();
+  publish = await loadPublish(github.url);
 });
 afterAll(async () => {
   await platform.close();
@@ -55,9 +57,9 @@ async function deploy(site: SiteSpec): Promise<{ jobId: string; link: string }> 
 /** The step exports `site` anew (its own build id) and proposes it. */
 function exportAndPropose(site: SiteSpec | undefined, extra: Record<string, string> = {}) {
   platform.profile = { ...PROFILE, site };
-  return runAction(
-    'dist/index.js',
-    { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: DOMAIN, 'config-path': 'deploy/values.yaml', 'github-token': 'ghs_emulator_token', 'min-poll-interval': '100ms', 'max-poll-interval': '300ms', ...extra },
+  return runInProcess(
+    publish,
+    { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: DOMAIN, 'config-path': 'deploy/values.yaml', 'github-token': 'ghs_emulator_token', ...QUICK_POLLS, ...extra },
     { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO, RUNNER_TEMP: temp }
   );
 }
@@ -150,9 +152,9 @@ describe('content diff against production', () => {
   });
 
   it('reads production\'s export through a fresh link when its deployed link has expired', async () => {
-    platform.linkTtlSeconds = 1;
+    // A link that lives no second: expired as soon as it is made, with no wait.
+    platform.linkTtlSeconds = 0;
     const { jobId } = await deploy({ pages: tenPages });
-    await new Promise((resolve) => setTimeout(resolve, 1100));
     platform.linkTtlSeconds = WEEK_SECONDS;
     platform.requests.length = 0;
     const run = await exportAndPropose({ pages: tenPages, edits: { 'index.html': 'Version 2 is out.' } });

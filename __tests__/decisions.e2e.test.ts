@@ -1,5 +1,5 @@
-// End to end through dist/index.js: the action owns exactly its settings, on one base, and every
-// person's decision stands (issue 32). A person's edit on the base next to the action's lines, two
+// The real publish action in this process (in-process.ts): the action owns exactly its settings, on
+// one base, and every person's decision stands (issue 32). A person's edit on the base next to the action's lines, two
 // base branches, an accepted page loss renewed, a pull request closed without merging, and a branch
 // the action did not make, each against the platform and GitHub emulators on loopback.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
@@ -10,7 +10,7 @@ import { type SiteSpec, pageFiles } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { finishedExport } from './finished-export.ts';
-import { runAction, startAction } from '../emulator/runner.ts';
+import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess, startInProcess } from './in-process.ts';
 import { readSetting } from '../src/values/values-file.ts';
 
 const REPO = 'acme/deploy';
@@ -21,10 +21,12 @@ const DOMAIN = 'docs.example.com';
 let platform: PlatformEmulator;
 let github: GitHubEmulator;
 let temp: string;
+let publish: PublishRun;
 
 beforeAll(async () => {
   platform = await startPlatformEmulator({ profile: { queuedMs: 0, runMs: 0 } });
   github = await startGitHubEmulator();
+  publish = await loadPublish(github.url);
   temp = mkdtempSync(join(tmpdir(), 'decisions-'));
 });
 afterAll(async () => {
@@ -44,9 +46,9 @@ const values = (link: string) => `# Docs deployment\nreplicaCount: 2\n\nstaticEx
 const exported = (site?: SiteSpec) => finishedExport(platform, DOMAIN, site);
 
 const run = (inputs: Record<string, string>) =>
-  runAction(
-    'dist/index.js',
-    { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, ...inputs },
+  runInProcess(
+    publish,
+    { ...QUICK_POLLS, 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, ...inputs },
     { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO, RUNNER_TEMP: temp }
   );
 const push = (jobId: string, extra: Record<string, string> = {}) => run({ 'job-id': jobId, ...extra });
@@ -104,10 +106,10 @@ describe('a change on the base next to the action\'s lines is never a conflict',
 describe('the facts are read before the export, and read again when the base moved during it', () => {
   it('a change merged into the base while the export ran: the pull request is built on the base as it is after the export', async () => {
     github.createRepo(REPO, { [PATH]: values((await exported()).link) });
-    platform.profile = { queuedMs: 0, runMs: 2000 };
-    const started = startAction(
-      'dist/index.js',
-      { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, 'min-poll-interval': '100ms', 'max-poll-interval': '300ms' },
+    platform.profile = { queuedMs: 0, runMs: 300 };
+    const started = startInProcess(
+      publish,
+      { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, ...QUICK_POLLS },
       { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO, RUNNER_TEMP: temp }
     );
     await started.waitFor('Started export job');
@@ -166,6 +168,8 @@ describe("people's decisions stand", () => {
     const body = openPulls()[0]!.body;
 
     const downloads = platform.requests.filter((request) => request.route === 'download').length;
+    // The renewal's fresh link lives a week: another link than the hour-long one, even within the same second.
+    platform.linkTtlSeconds = 7 * 24 * 3600;
     const renewal = await run({ 'job-id': 'auto', 'min-validity': '72h' });
     expect(renewal.code).toBe(0);
     expect(renewal.log).toContain(`Export ${halved.jobId} is the one pull request #${accepted.outputs['pull-request-number']} proposes: it passed the content gate then`);

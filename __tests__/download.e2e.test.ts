@@ -1,4 +1,4 @@
-// End to end: download-path through dist/index.js. The bundle the emulator serves is downloaded,
+// download-path, with the real publish action in this process (in-process.ts). The bundle the emulator serves is downloaded,
 // checked and unpacked where a later step (upload-pages-artifact, a deploy) finds it.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
@@ -8,15 +8,24 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { buildTar, buildZip, defaultSiteFiles } from '../emulator/archive.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { runAction } from '../emulator/runner.ts';
+import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
 
 let emulator: PlatformEmulator;
 let workspace: string;
+let github: GitHubEmulator;
+let publish: PublishRun;
 
 beforeAll(async () => {
-  emulator = await startPlatformEmulator({ profile: { queuedMs: 100, runMs: 1500 } });
+  emulator = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 } });
+  // No test here proposes a change; the action loads its GitHub client all the same.
+  github = await startGitHubEmulator();
+  publish = await loadPublish(github.url);
 });
-afterAll(() => emulator.close());
+afterAll(async () => {
+  await emulator.close();
+  await github.close();
+});
 beforeEach(() => {
   emulator.requests.length = 0;
   workspace = mkdtempSync(join(tmpdir(), 'workspace-'));
@@ -24,7 +33,7 @@ beforeEach(() => {
 afterEach(() => rmSync(workspace, { recursive: true, force: true }));
 
 const run = (inputs: Record<string, string>) =>
-  runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': emulator.url, domain: 'docs.example.com', ...inputs }, { GITHUB_WORKSPACE: workspace });
+  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': emulator.url, domain: 'docs.example.com', ...QUICK_POLLS, ...inputs }, { GITHUB_WORKSPACE: workspace });
 
 const filesUnder = (dir: string, prefix = ''): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>

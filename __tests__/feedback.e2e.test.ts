@@ -1,13 +1,15 @@
-// End to end: the built dist/feedback/index.js as a separate process, the way the runner starts it,
-// against the platform emulator holding a busy May (200 pages) and a quiet June (3 pages). Each test
-// reads what a user reads: exit code, log, outputs, the report files, the job summary, and counts
-// the requests the emulator saw.
+// The feedback action against the platform emulator holding a busy May (200 pages) and a quiet June
+// (3 pages). Each test reads what a user reads: exit code, log, outputs, the report files, the job
+// summary, and counts the requests the emulator saw. The first runs the built dist/feedback/index.js as a separate
+// process, the way the runner starts it; the rest run the real run() in this process (in-process.ts),
+// with no Node start each.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_API_KEY, type FeedbackEntry, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { runAction } from '../emulator/runner.ts';
+import { type PublishRun, runInProcess } from './in-process.ts';
 import { busyMay, MAY_1 } from '../emulator/feedback-month.ts';
 
 const BUNDLE = 'dist/feedback/index.js';
@@ -15,6 +17,7 @@ const PROJECT = 'proj_docs';
 const DAY = 86_400_000;
 const JUNE_1 = Date.UTC(2024, 5, 1);
 let emulator: PlatformEmulator;
+let feedback: PublishRun;
 
 function quietJune(): FeedbackEntry[] {
   const at = (day: number) => new Date(JUNE_1 + day * DAY + 3_600_000).toISOString();
@@ -48,6 +51,7 @@ function heldFigures(from: number, to: number, keep: (e: FeedbackEntry) => boole
 
 beforeAll(async () => {
   emulator = await startPlatformEmulator({ feedback: entries });
+  feedback = (await import('../src/feedback/run.ts')).run;
 });
 afterAll(() => emulator.close());
 beforeEach(() => {
@@ -56,6 +60,8 @@ beforeEach(() => {
 
 const inputs = (extra: Record<string, string>) => ({ 'api-key': DEFAULT_API_KEY, 'project-id': PROJECT, 'api-url': emulator.url, ...extra });
 const feedbackRequests = () => emulator.requests.filter((r) => r.route === 'feedback');
+/** The action in this process. */
+const runHere = (given: Record<string, string>, env: Record<string, string> = {}) => runInProcess(feedback, given, env);
 const workspace = () => ({ GITHUB_WORKSPACE: mkdtempSync(join(tmpdir(), 'feedback-ws-')) });
 
 interface Report {
@@ -108,7 +114,7 @@ describe('feedback: fewer pages than one request returns', () => {
   it('without dates, asks for the 30 days up to the start of tomorrow (UTC), and says when nothing matched', async () => {
     const tomorrow = Math.floor(Date.now() / DAY) * DAY + DAY;
     const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-    const run = await runAction(BUNDLE, inputs({}), workspace());
+    const run = await runHere(inputs({}), workspace());
     expect(run.code).toBe(0);
     expect(feedbackRequests().map((r) => r.query)).toEqual([`dateFrom=${day(tomorrow - 30 * DAY)}&dateTo=${day(tomorrow)}&limit=100`]);
     expect(run.outputs).toMatchObject({ pages: '0', total: '0', complete: 'true' });
@@ -117,13 +123,13 @@ describe('feedback: fewer pages than one request returns', () => {
   });
 
   it('counts one page and one entry in the singular', async () => {
-    const run = await runAction(BUNDLE, inputs({ 'date-from': '2024-06-06', 'date-to': '2024-06-07' }), workspace());
+    const run = await runHere(inputs({ 'date-from': '2024-06-06', 'date-to': '2024-06-07' }), workspace());
     expect(run.code).toBe(0);
     expect(run.log).toContain('1 page, 1 feedback entry (0 thumbs down, 1 up, 0 on code snippets), from 1 date range; 1 of ');
   });
 
   it('sends source and status, and counts only what they select', async () => {
-    const run = await runAction(BUNDLE, inputs({ 'date-from': '2024-06-01', 'date-to': '2024-07-01', source: 'thumbs_only', status: 'pending, in_progress' }), workspace());
+    const run = await runHere(inputs({ 'date-from': '2024-06-01', 'date-to': '2024-07-01', source: 'thumbs_only', status: 'pending, in_progress' }), workspace());
     expect(run.code).toBe(0);
     expect(feedbackRequests().map((r) => r.query)).toEqual(['dateFrom=2024-06-01&dateTo=2024-07-01&source=thumbs_only&status=pending%2Cin_progress&limit=100']);
     expect(run.outputs).toMatchObject({ pages: '2', total: '2', 'thumbs-down': '1', 'thumbs-up': '1' });
@@ -132,7 +138,7 @@ describe('feedback: fewer pages than one request returns', () => {
 
 describe('feedback: more pages than one request returns', () => {
   it('splits May until every part fits, and reports exactly the sums the emulator holds', async () => {
-    const run = await runAction(BUNDLE, inputs({ 'date-from': '2024-05-01', 'date-to': '2024-05-31', top: '5' }), workspace());
+    const run = await runHere(inputs({ 'date-from': '2024-05-01', 'date-to': '2024-05-31', top: '5' }), workspace());
 
     expect(run.code).toBe(0);
     // May holds 200 pages; each half 110; each quarter 62 or 68: 1 + 2 + 4 requests.
@@ -167,7 +173,7 @@ describe('feedback: more pages than one request returns', () => {
   });
 
   it('with a budget too small: spends exactly max-requests, and says what is incomplete and where', async () => {
-    const run = await runAction(BUNDLE, inputs({ 'date-from': '2024-05-01', 'date-to': '2024-05-31', 'max-requests': '5' }), workspace());
+    const run = await runHere(inputs({ 'date-from': '2024-05-01', 'date-to': '2024-05-31', 'max-requests': '5' }), workspace());
 
     expect(run.code).toBe(0);
     expect(feedbackRequests()).toHaveLength(5);
@@ -193,7 +199,7 @@ describe('feedback: more pages than one request returns', () => {
 describe('feedback: faults and errors', () => {
   it('waits out a 429 whose Retry-After fits the time left, and counts the retry', async () => {
     emulator.addFault({ route: 'feedback', kind: '429', retryAfterSeconds: 1 });
-    const run = await runAction(BUNDLE, inputs({ 'date-from': '2024-06-01', 'date-to': '2024-07-01' }), workspace());
+    const run = await runHere(inputs({ 'date-from': '2024-06-01', 'date-to': '2024-07-01' }), workspace());
     expect(run.code).toBe(0);
     expect(feedbackRequests().map((r) => r.status)).toEqual([429, 200]);
     expect(run.log).toMatch(/answered 429: Rate limit exceeded; retrying in 1 s \(19 of 20 requests left\)/);
@@ -202,7 +208,7 @@ describe('feedback: faults and errors', () => {
 
   it('does not wait for a Retry-After longer than the time left: fails at once and says when to re-run', async () => {
     emulator.addFault({ route: 'feedback', kind: '429', retryAfterSeconds: 1200 });
-    const run = await runAction(BUNDLE, inputs({ 'date-from': '2024-06-01', 'date-to': '2024-07-01' }), workspace());
+    const run = await runHere(inputs({ 'date-from': '2024-06-01', 'date-to': '2024-07-01' }), workspace());
     expect(run.code).toBe(1);
     expect(run.ms).toBeLessThan(3000);
     expect(feedbackRequests()).toHaveLength(1);
@@ -213,7 +219,7 @@ describe('feedback: faults and errors', () => {
 
   it('shows the analytics error body in full when the API keeps failing, within max-requests', async () => {
     emulator.addFault({ route: 'feedback', kind: '500', times: 10 });
-    const run = await runAction(BUNDLE, inputs({ 'date-from': '2024-06-01', 'date-to': '2024-07-01', 'max-requests': '2' }), workspace());
+    const run = await runHere(inputs({ 'date-from': '2024-06-01', 'date-to': '2024-07-01', 'max-requests': '2' }), workspace());
     expect(run.code).toBe(1);
     expect(feedbackRequests()).toHaveLength(2);
     expect(run.stdout).toContain(
@@ -232,7 +238,7 @@ describe('feedback: faults and errors', () => {
     [{ 'max-requests': '500' }, "::error::Input 'max-requests': '500' is not a whole number from 1 to 100."],
     [{ top: '0' }, "::error::Input 'top': '0' is not a whole number from 1 to 100."]
   ])('bad input %j fails before any request', async (extra, message) => {
-    const run = await runAction(BUNDLE, inputs(extra), workspace());
+    const run = await runHere(inputs(extra), workspace());
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(message);
     expect(emulator.requests).toHaveLength(0);

@@ -1,4 +1,4 @@
-// End to end through dist/index.js: a person's veto stands when the export comes back by its hosted
+// The real publish action in this process (in-process.ts): a person's veto stands when the export comes back by its hosted
 // URL. The pull request that proposed an export's platform link (a loss of pages a person accepted with
 // max-page-loss: 100%) was closed without merging; the step that starts hosting that export's kept
 // archive (bundle-url-template) proposes nothing and says why, before checking the URL, instead of
@@ -11,8 +11,8 @@ import { type SiteSpec, bundleFormats, pageFiles, siteFiles } from '../emulator/
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { finishedExport } from './finished-export.ts';
-import { runAction } from '../emulator/runner.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
+import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
 
 const REPO = 'acme/deploy';
 const PATH = 'deploy/values.yaml';
@@ -22,11 +22,13 @@ let platform: PlatformEmulator;
 let github: GitHubEmulator;
 let files: StaticFileServer;
 let temp: string;
+let publish: PublishRun;
 
 beforeAll(async () => {
   platform = await startPlatformEmulator({ profile: { queuedMs: 0, runMs: 0 }, linkTtlSeconds: 7 * 24 * 3600 });
   github = await startGitHubEmulator();
   files = await startStaticFileServer();
+  publish = await loadPublish(github.url);
   temp = mkdtempSync(join(tmpdir(), 'hosted-veto-'));
 });
 afterAll(async () => {
@@ -44,9 +46,9 @@ const SHRUNK: SiteSpec = { pages: pageFiles(1) };
 const exported = (site: SiteSpec) => finishedExport(platform, DOMAIN, site);
 
 const run = (inputs: Record<string, string>) =>
-  runAction(
-    'dist/index.js',
-    { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, ...inputs },
+  runInProcess(
+    publish,
+    { ...QUICK_POLLS, 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, ...inputs },
     { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO, GITHUB_WORKSPACE: temp, RUNNER_TEMP: temp }
   );
 

@@ -1,13 +1,12 @@
-// End to end through dist/index.js: what a run can know before it exports is refused before the
+// The real publish action in this process (in-process.ts): what a run can know before it exports is refused before the
 // platform hears of it (the platform emulator counts zero requests), and a failure after the export
 // says how to go on without exporting again. The platform and GitHub emulators on loopback.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { presignedLink } from './finished-export.ts';
-import { runAction } from '../emulator/runner.ts';
+import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
 
-const BUNDLE = 'dist/index.js';
 const REPO = 'acme/deploy';
 const TOKEN = 'ghs_emulator_token';
 const PATH = 'deploy/values.yaml';
@@ -15,6 +14,7 @@ const BRANCH = 'static-export/deploy-values.yaml';
 
 let platform: PlatformEmulator;
 let github: GitHubEmulator;
+let publish: PublishRun;
 
 /** A link as the platform signs them, valid for a week from now, on the platform emulator (a run downloads production's export to compare). */
 const link = (jobId: string) => presignedLink(platform, jobId, Date.now(), 7 * 24 * 3600);
@@ -26,6 +26,7 @@ const umbrella = () =>
 beforeAll(async () => {
   platform = await startPlatformEmulator();
   github = await startGitHubEmulator();
+  publish = await loadPublish(github.url);
 });
 afterAll(async () => {
   await platform.close();
@@ -39,7 +40,7 @@ beforeEach(() => {
 });
 
 const run = (inputs: Record<string, string>) =>
-  runAction(BUNDLE, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, domain: 'docs.example.com', ...inputs }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO });
+  runInProcess(publish, { ...QUICK_POLLS, 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, domain: 'docs.example.com', ...inputs }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO });
 const writes = () => github.requests.filter((r) => r.method !== 'GET');
 
 describe('refused before any platform request', () => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fakeSha } from '../emulator/deployments.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { loadPublish, type PublishRun, runInProcess, startInProcess } from './in-process.ts';
+import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess, startInProcess } from './in-process.ts';
 
 const BRANCH = 'docs';
 let platform: PlatformEmulator;
@@ -27,7 +27,9 @@ beforeAll(async () => {
 afterAll(() => github.close());
 
 beforeEach(async () => {
-  platform = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 }, deployments: { branch: BRANCH, deployMs: 600 } });
+  // Deployments and exports of a fraction of a second, polled on a short beat: what matters here is
+  // the order of pushes, deployments and exports, which the emulator keeps at any length.
+  platform = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 150 }, deployments: { branch: BRANCH, deployMs: 250 } });
   workspace = mkdtempSync(join(tmpdir(), 'publication-'));
 });
 afterEach(async () => {
@@ -43,8 +45,7 @@ const inputs = (extra: Record<string, string> = {}) => ({
   domain: 'docs.example.com',
   'project-id': 'proj_123',
   'download-path': 'site',
-  'min-poll-interval': '100ms',
-  'max-poll-interval': '300ms',
+  ...QUICK_POLLS,
   timeout: '30s',
   ...extra
 });
@@ -106,9 +107,10 @@ describe('publish on a push: wait for the platform to publish, then export', () 
   });
 
   it('another commit deployed meanwhile, and no token to compare: exported, with no claim that it is newer', async () => {
-    // Deployments of 3 s: the second push lands while the first still deploys, however slow the machine is to start the run.
+    // Deployments of 1 s: the second push lands while the first still deploys, since the test pushes it
+    // as soon as the run (in this process) logs its wait, before the run's next request.
     await platform.close();
-    platform = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 }, deployments: { branch: BRANCH, deployMs: 3000 } });
+    platform = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 150 }, deployments: { branch: BRANCH, deployMs: 1000 } });
     const mine = fakeSha('mine');
     platform.deployments.push(BRANCH, mine);
     const action = startInProcess(publish, inputs(), pushEnv(mine));
@@ -214,7 +216,7 @@ describe('random deployments: whatever ends well exports the pushed commit or ne
     const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     for (let i = 0; i < 12; i++) {
       await platform.close();
-      platform = await startPlatformEmulator({ profile: { queuedMs: 0, runMs: 100 }, deployments: { branch: BRANCH, deployMs: 100 + Math.floor(rand() * 500) } });
+      platform = await startPlatformEmulator({ profile: { queuedMs: 0, runMs: 100 }, deployments: { branch: BRANCH, deployMs: 50 + Math.floor(rand() * 250) } });
       rmSync(join(workspace, 'site'), { recursive: true, force: true });
       const pushedTo = rand() < 0.15 ? 'feature' : BRANCH;
       const mine = fakeSha(`case ${seed0}/${i}`);
@@ -228,7 +230,7 @@ describe('random deployments: whatever ends well exports the pushed commit or ne
       const action = startInProcess(publish, inputs(), pushEnv(mine, pushedTo));
       const pushesMidWait = Math.floor(rand() * 3);
       for (let k = 0; k < pushesMidWait; k++) {
-        await new Promise((resolve) => setTimeout(resolve, Math.floor(rand() * 400)));
+        await new Promise((resolve) => setTimeout(resolve, Math.floor(rand() * 200)));
         const sha = fakeSha(`later ${i}/${k}`);
         later.push(sha);
         platform.deployments.push(BRANCH, sha);

@@ -1,6 +1,6 @@
-// What the reviewer and the maintainer see: the built bundles run against the emulators (each kind of
-// run: new export, renewal, a link shorter than link-margin, hosted URL, failure, feedback report,
-// agent job), and the pull request body and the job summary each wrote are shown as GitHub shows them
+// What the reviewer and the maintainer see: each kind of run against the emulators (new export,
+// renewal, a link shorter than link-margin, hosted URL, failure: the real publish action in this
+// process, in-process.ts; the feedback report and the agent job: their bundles under dist/), and the pull request body and the job summary each wrote are shown as GitHub shows them
 // (__tests__/github-screen.ts) at GitHub's content width, then looked at as a person would: nothing
 // wider than the page, every table with a header, the chart drawn, no Markdown or HTML left as text.
 // Screenshots land in screens/ (gitignored); `npm run screens` also writes the README's image.
@@ -15,7 +15,7 @@ import { type StaticFileServer, startStaticFileServer } from '../emulator/static
 import { type ActionRun, runAction } from '../emulator/runner.ts';
 import { chromiumMissing } from '../scripts/chromium.ts';
 import { type GitHubScreen, openGitHubScreen } from './github-screen.ts';
-import { QUICK_POLLS } from './in-process.ts';
+import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
 import { presignedLink } from './finished-export.ts';
 
 const REPO = 'acme/deploy';
@@ -51,6 +51,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
   let github: GitHubEmulator;
   let files: StaticFileServer;
   let workspace: string;
+  let publishRun: PublishRun;
   const shown: string[] = [];
 
   beforeAll(async () => {
@@ -60,6 +61,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
     local = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 }, feedback: feedback(), agent: { runMs: 0 } });
     github = await startGitHubEmulator();
     files = await startStaticFileServer();
+    publishRun = await loadPublish(github.url);
   });
   afterAll(async () => {
     await screen?.close();
@@ -86,7 +88,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
 
   const env = () => ({ GITHUB_WORKSPACE: workspace, GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO });
   const publish = (inputs: Record<string, string>, on = platform) =>
-    runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': on.url, domain: 'docs.example.com', 'config-path': 'deploy/values.yaml', 'github-token': TOKEN, ...QUICK_POLLS, ...inputs }, env());
+    runInProcess(publishRun, { 'api-key': DEFAULT_API_KEY, 'api-url': on.url, domain: 'docs.example.com', 'config-path': 'deploy/values.yaml', 'github-token': TOKEN, ...QUICK_POLLS, ...inputs }, env());
   const body = () => github.pulls(REPO).at(-1)!.body;
 
   /** Renders and checks one screen; a person's objections fail the test, named by the screenshot. */
@@ -141,12 +143,12 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
 
   it('a URL the team hosts: the body and the summary', async () => {
     github.createRepo(REPO, { 'deploy/values.yaml': values('') });
-    const exported = await runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': local.url, domain: 'docs.example.com', 'keep-archive': 'out/bundle.tar.gz', 'link-margin': 'off', ...QUICK_POLLS }, env());
+    const exported = await runInProcess(publishRun, { 'api-key': DEFAULT_API_KEY, 'api-url': local.url, domain: 'docs.example.com', 'keep-archive': 'out/bundle.tar.gz', 'link-margin': 'off', ...QUICK_POLLS }, env());
     expect(exported.code).toBe(0);
     const jobId = exported.outputs['job-id'];
     files.files.set(`/team-bundles/docs/${jobId}/bundle.tar.gz`, readFileSync(join(workspace, 'out', 'bundle.tar.gz')));
-    const run = await runAction(
-      'dist/index.js',
+    const run = await runInProcess(
+      publishRun,
       { 'job-id': jobId, 'bundle-url-template': `${files.url}/team-bundles/docs/<job-id>/bundle.tar.gz`, 'archive-path': 'out/bundle.tar.gz', 'check-sha256': 'true', 'config-path': 'deploy/values.yaml', 'github-token': TOKEN },
       env()
     );

@@ -137,7 +137,7 @@ export async function run(cancellation = new Cancellation(), options: RunOptions
         ? await leave(plan, octokit, inputs, current)
         : plan.kind === 'hosted'
           ? await proposeHostedUrl(client, octokit!, inputs, current!, plan.jobId, deadline, cancellation, progress)
-          : await exportAndPropose(client, octokit, inputs, current, plan, deadline, cancellation, progress);
+          : await exportAndPropose(client, octokit, inputs, current, plan, deadline, cancellation, progress, options.githubSecondMs);
     // auto-merge: renewals. A renewal of production's export merges itself, apart from a content pull request.
     const autoMerged = inputs.config?.autoMergeRenewals && !inputs.config.dryRun && octokit && current ? await mergeRenewals(client, octokit, inputs, wroteNothing(applied) ? current.facts : undefined) : undefined;
     // Report.
@@ -289,7 +289,8 @@ async function exportAndPropose(
   plan: { plan: ExportPlan; notes: string[] },
   deadline: Deadline,
   cancellation: Cancellation,
-  progress: Progress
+  progress: Progress,
+  githubSecondMs?: number
 ): Promise<Applied> {
   for (const note of plan.notes) core.info(note);
   // On a push, the platform is still publishing it: wait, or the export holds the docs before it.
@@ -301,7 +302,7 @@ async function exportAndPropose(
       ...inputs.publication,
       deadline,
       ...stepWait(cancellation, inputs.limits),
-      compare: inputs.publication.github && compareOnGitHub(inputs.publication.github, inputs.requestTimeoutMs, deadline, cancellation)
+      compare: inputs.publication.github && compareOnGitHub(inputs.publication.github, inputs.requestTimeoutMs, deadline, cancellation, githubSecondMs)
     });
     progress.docsCommit = published.sha;
     progress.publicationMs = Date.now() - waitStarted;
@@ -621,8 +622,8 @@ async function reportFailure(error: unknown, inputs: PublishInputs, plan: Export
 }
 
 /** GitHub's compare of two commits of the pushed repository; a failure is the reason there is no answer. */
-function compareOnGitHub(github: { token: string; repo: { owner: string; repo: string } }, requestTimeoutMs: number, deadline: Deadline, cancellation: Cancellation) {
-  const octokit = githubClient(github.token, { deadline, requestTimeoutMs, signal: cancellation.signal, log: (line) => core.info(line) });
+function compareOnGitHub(github: { token: string; repo: { owner: string; repo: string } }, requestTimeoutMs: number, deadline: Deadline, cancellation: Cancellation, secondMs?: number) {
+  const octokit = githubClient(github.token, { deadline, requestTimeoutMs, signal: cancellation.signal, log: (line) => core.info(line), secondMs });
   return async (base: string, head: string): Promise<Comparison | string> => {
     try {
       const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ ...github.repo, basehead: `${base}...${head}` });
