@@ -252,10 +252,9 @@ describe('faults', () => {
       () => 'failed'
     );
     await waitFor(() => emulator!.requests.length === 1);
-    const closing = Date.now();
+    // A close that waited for the pending request would never end (the test's timeout says so).
     await emulator!.close();
     emulator = undefined;
-    expect(Date.now() - closing).toBeLessThan(1000);
     expect(await pending).toBe('failed');
   });
 

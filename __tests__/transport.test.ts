@@ -123,9 +123,9 @@ describe('retries', () => {
 
   it('gives up on an answer that never comes, within the time limit', async () => {
     replies.push(() => undefined, json(200, job));
-    const started = Date.now();
     await expect(getExport(client({ requestTimeoutMs: 300 }), 'se_1')).resolves.toMatchObject({ jobId: 'se_1' });
-    expect(Date.now() - started).toBeLessThan(3000);
+    // The first answer never comes: without the time limit this call would hang until the test's own
+    // timeout. The second request is the retry the limit made room for.
     expect(seen).toHaveLength(2);
   });
 });
