@@ -2,7 +2,7 @@
 // whose owner can act), which only warns, when it keeps quiet (enabled: false, no pull request, a link
 // far from expiry for its lifetime), what the pull request's first line says, and how rarely it changes.
 import { describe, expect, it } from '@jest/globals';
-import { type FailWhen, type ProductionFacts, EXPIRING_LABEL, firstLineOf, guardProduction, guardWindows, withFirstLine } from '../src/publish/production-guard.ts';
+import { type FailWhen, type ProductionFacts, EXPIRING_LABEL, firstLineOf, guardProduction, guardWindows, withFirstLine, withUrgentLine } from '../src/publish/production-guard.ts';
 import { linkLifetime } from '../src/values/link.ts';
 import { withPullLinks } from '../src/publish/summary.ts';
 
@@ -145,6 +145,20 @@ describe('the pull request\'s first line', () => {
     expect(withFirstLine(body, undefined)).toBe(body);
     expect(firstLineOf(body)).toBeUndefined();
     expect(EXPIRING_LABEL).toBe('production-link-expiring');
+  });
+
+  it("a refused renewal's urgent line sits under the guard's line, each replaced in place run after run", () => {
+    const body = 'Renews the static export link.';
+    const urgent = (n: number) => `**🚨 Urgent: production's link expires in ${n} hours.** Merge it and roll it out.`;
+    const guardLine = guardProduction(facts(20 * HOUR)).firstLine!;
+    // A first run: the urgent line, then report() puts the guard's line above it.
+    const once = withFirstLine(withUrgentLine(body, urgent(20)), guardLine);
+    expect(once).toBe(`${guardLine}\n\n${urgent(20)}\n\n${body}`);
+    // The next run replaces both in place: nothing stacks up.
+    const later = guardProduction(facts(19 * HOUR)).firstLine!;
+    expect(withFirstLine(withUrgentLine(once, urgent(19)), later)).toBe(`${later}\n\n${urgent(19)}\n\n${body}`);
+    // A body that is only an urgent line loses it too.
+    expect(withUrgentLine(urgent(20), urgent(19))).toBe(`${urgent(19)}\n\n`);
   });
 });
 

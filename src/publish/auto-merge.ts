@@ -14,7 +14,7 @@ import { patchValuesFile } from '../values/values-file.ts';
 import { formatDuration, formatUtc } from '../action/format.ts';
 import { type ConfigTarget, type ConfigUpdate, type ProposalFacts, keepProposalCurrent, linkIn, readProposalFacts, updateDeploymentConfig } from './proposal.ts';
 import { refuseBranch } from './reconcile.ts';
-import { firstLineOf, withFirstLine } from './production-guard.ts';
+import { URGENT_MARK, withUrgentLine } from './production-guard.ts';
 
 export type MergeMethod = 'merge' | 'squash' | 'rebase';
 
@@ -25,9 +25,6 @@ export type MergeMethod = 'merge' | 'squash' | 'rebase';
  * three leave the same file.
  */
 const METHODS: MergeMethod[] = ['squash', 'merge', 'rebase'];
-
-/** The first line of a renewal that could not merge itself, so the pull request list shows it. */
-const URGENT = '**🚨 Urgent:';
 
 /** What the step did to keep production's link alive by itself, for the report. */
 export interface AutoMergeResult {
@@ -201,13 +198,8 @@ async function markUrgent(octokit: Octokit, target: ConfigTarget, open: OpenProp
   const expiry = linkExpiry(deployedLink);
   const left = expiry ? expiry.getTime() - context.now : undefined;
   const when = expiry ? `production's link ${left! > 0 ? `expires at ${formatUtc(expiry.toISOString())}, in ${formatDuration(left!)}` : `expired at ${formatUtc(expiry.toISOString())}`}` : "production's link may expire";
-  const line = `${URGENT} ${when}.** This renewal changes no page; it could not merge itself (${why}). Merge it and roll it out.`;
-  // The guard's time-left line, when the body has one, stays first (report() writes it after this);
-  // the urgent line comes under it and replaces the last one, so neither stacks up run after run.
-  const guardLine = firstLineOf(open.body);
-  let rest = withFirstLine(open.body, undefined);
-  if (rest.startsWith(URGENT)) rest = rest.slice(rest.indexOf('\n') + 1).replace(/^\n+/, '');
-  const body = withFirstLine(`${line}\n\n${rest}`, guardLine);
+  const line = `${URGENT_MARK} ${when}.** This renewal changes no page; it could not merge itself (${why}). Merge it and roll it out.`;
+  const body = withUrgentLine(open.body, line);
   if (body === open.body) return;
   try {
     await octokit.rest.pulls.update({ ...target.repo, pull_number: open.number, body });

@@ -158,3 +158,16 @@ export function withFirstLine(body: string, line: string | undefined): string {
   const rest = body.replace(FIRST_LINE, '');
   return line === undefined ? rest : `${line}\n\n${rest}`;
 }
+
+/** How the urgent line of a renewal that could not merge itself begins (auto-merge.ts writes it). */
+export const URGENT_MARK = '**🚨 Urgent:';
+const URGENT_LINE = /^\*\*🚨 Urgent:[^\n]*\n*/u;
+
+/**
+ * `body` with `line` as its urgent line: under the guard's first line when it has one (report() writes
+ * that one after), replacing the last urgent line, so neither mark stacks up run after run.
+ */
+export function withUrgentLine(body: string, line: string): string {
+  const rest = withFirstLine(body, undefined).replace(URGENT_LINE, '');
+  return withFirstLine(`${line}\n\n${rest}`, firstLineOf(body));
+}
