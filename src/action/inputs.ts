@@ -1,5 +1,6 @@
 // Parsing of action inputs: each parser takes the raw text and the input's name, and throws an
 // InputError that names the input and says how to fix it, so nothing is sent on bad input.
+import { isLoopbackHost } from './network.ts';
 
 export class InputError extends Error {
   readonly input: string;
@@ -117,7 +118,7 @@ export interface BaseUrl {
 
 /** Plain http may only reach this machine (an emulator) or a `.test` name (never on the internet). */
 export function isLocalHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname.endsWith('.test');
+  return isLoopbackHost(hostname) || hostname.endsWith('.test');
 }
 
 /**

@@ -41,3 +41,8 @@ export function dnsAdvice(host: string, code: 'ENOTFOUND' | 'EAI_AGAIN', fix: st
   const what = code === 'EAI_AGAIN' ? "DNS, EAI_AGAIN: the runner's resolver did not answer, at every try" : 'DNS, ENOTFOUND: no such name';
   return `could not resolve ${host} (${what}): ${fix}, and that this runner's DNS resolves it (a name in a private zone needs a runner inside that network)`;
 }
+
+/** A host name that reaches this machine only: localhost, 127.0.0.0/8 or [::1] (as URL.hostname writes them). */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}

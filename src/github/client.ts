@@ -15,7 +15,7 @@ import { throttling } from '@octokit/plugin-throttling';
 import { RequestError } from '@octokit/request-error';
 import type { Deadline } from '../action/deadline.ts';
 import { formatDuration } from '../action/format.ts';
-import { dnsAdvice, isDnsCode, isTlsCode, networkCode, tlsAdvice } from '../action/network.ts';
+import { dnsAdvice, isDnsCode, isLoopbackHost, isTlsCode, networkCode, tlsAdvice } from '../action/network.ts';
 import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
 import { abortableSleep } from '../wait/sleep.ts';
 
@@ -125,8 +125,7 @@ function spacing(ms: number) {
 export function onThisMachine(apiUrl: string | undefined): boolean {
   if (!apiUrl) return false;
   try {
-    const host = new URL(apiUrl).hostname;
-    return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+    return isLoopbackHost(new URL(apiUrl).hostname);
   } catch {
     return false;
   }
