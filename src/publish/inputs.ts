@@ -13,6 +13,7 @@ import { templateProblem } from '../storage/durable-url.ts';
 import type { PushedCommit } from './publication.ts';
 import type { GateSettings } from '../content/gate.ts';
 import { prBranchIsBase } from './preflight.ts';
+import { defaultPrBranch } from './target.ts';
 import { FAIL_WHEN, type FailWhen } from './production-guard.ts';
 
 export interface PublishInputs extends PlatformInputs {
@@ -256,17 +257,6 @@ function readDurableInputs(template: string, config: PublishInputs['config'], pl
   // valid): it needs the archive only once it proposes, and says so then.
   if (!archive && plan !== 'auto') throw new InputError(Input.ArchivePath, ARCHIVE_PATH_NEEDED);
   return { template, archive, checkSha256: parseBoolean(Input.CheckSha256, core.getInput(Input.CheckSha256) || 'false') };
-}
-
-/**
- * `static-export/deploy-values.yaml`, or `static-export/deploy-values.yaml-mintlify.staticExport` for
- * another key; for a base other than the repository's default branch, `static-export/production/deploy-values.yaml`:
- * a proposal belongs to one base, so two bases never share a branch.
- */
-export function defaultPrBranch(path: string, key: string, base?: string): string {
-  const file = path.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '');
-  const folder = base === undefined ? '' : `${base.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '')}/`;
-  return `static-export/${folder}${file}${key === 'staticExport' ? '' : `-${key}`}`;
 }
 
 function readConfigInputs(): (ConfigTarget & { token: string }) | undefined {
