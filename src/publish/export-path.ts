@@ -82,11 +82,12 @@ export async function exportAndPropose(context: ExportContext, plan: { plan: Exp
   progress.contentDiff = contentDiff;
   let contentDiffText: string | undefined;
   if (facts) ({ contentDiff, contentDiffText } = await judgeUnlessProposed(facts, jobId, inputs, progress, async () => contentDiff ?? { kind: 'renewal', jobId }));
-  // A link that expires before the review is likely done: say so where the reviewer looks.
-  const shortLink = inputs.config && inputs.linkMarginMs !== undefined ? checkLinkMargin(exported.bundle.expiresAt, inputs.linkMarginMs) : undefined;
-  // Said once where a person looks (the summary, and the body for the reviewer); an annotation too
-  // would sit right above the summary and say it twice. The log keeps a plain line.
-  if (shortLink) core.info(`⚠️ ${shortLink.message}`);
+  const renewal = facts !== undefined && !exported.started && facts.link !== undefined && jobIdFromLink(facts.link) === jobId;
+  // A link that expires before the review is likely done: the report warns, and the body tells the
+  // reviewer. Not while production stays switched off (enabled: false on the base, which a renewal
+  // keeps): no pod fetches the link, so its lifetime holds no review back.
+  const fetched = !facts || facts.deployedEnabled || !renewal || facts.pending !== undefined;
+  const shortLink = inputs.config && inputs.linkMarginMs !== undefined && fetched ? checkLinkMargin(exported.bundle.expiresAt, inputs.linkMarginMs) : undefined;
   const docsCommit = published && { sha: published.sha, branch: published.branch };
   // Only a completed export with a bundle reaches this point: a failed one changes no file.
   const config =
@@ -96,7 +97,7 @@ export async function exportAndPropose(context: ExportContext, plan: { plan: Exp
           // Minutes went by on the platform: the base may have moved since it was read.
           refresh: exported.started || published !== undefined,
           published: {
-            renewal: !exported.started && facts.link !== undefined && jobIdFromLink(facts.link) === jobId,
+            renewal,
             shortLink: shortLink?.note,
             docsCommit,
             contentDiff,

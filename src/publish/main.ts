@@ -94,6 +94,8 @@ async function report(outcome: Outcome, inputs: PublishInputs, details?: Failure
     return;
   }
   const guard = outcome.configured?.guard;
+  // A link that may not outlive the review: an annotation, as docs/behaviour.md promises.
+  if (outcome.applied.kind === 'exported' && outcome.applied.shortLink) core.warning(outcome.applied.shortLink.message);
   if (guard?.level === 'warn') core.warning(guard.message!);
   // A refusal does not fail the step by itself: the guard judges production's link.
   if (outcome.autoMerged?.refused) core.warning(outcome.autoMerged.refused.message);

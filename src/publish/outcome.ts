@@ -89,13 +89,16 @@ export function outputsOf(outcome: Outcome): Record<string, string> {
 }
 
 function doneOutputs(outcome: Extract<Outcome, { kind: 'done' }>): Record<string, string> {
-  const { applied, configured } = outcome;
+  const { applied, autoMerged, configured } = outcome;
   const outputs: Record<string, string> = { ...outcome.stepOutputs };
   const config = configOf(applied);
   if (applied.kind === 'left') {
     const { validity } = applied;
-    outputs[Output.Skipped] = 'true';
-    outputs[Output.SkipReason] = validity.reason;
+    // A renewal of production the step merged is work done: a later step rolls it out.
+    if (!autoMerged?.merged) {
+      outputs[Output.Skipped] = 'true';
+      outputs[Output.SkipReason] = validity.reason;
+    }
     if (validity.hosted) outputs[Output.ExpiresAt] = 'never';
     if (validity.expiresAt) outputs[Output.ExpiresAt] = validity.expiresAt.toISOString();
   } else {
@@ -107,16 +110,37 @@ function doneOutputs(outcome: Extract<Outcome, { kind: 'done' }>): Record<string
     }
   }
   if (!configured) return outputs;
-  outputs[Output.ConfigChanged] = String(config ? config.changed : configured.foundPending !== undefined);
-  outputs[Output.PullRequestOperation] = config?.operation ?? 'none';
-  const named = config?.number !== undefined ? { number: config.number, url: config.url! } : configured.foundPending;
+  // A run that left things as they are proposes nothing new, even when it rebuilt the pull request on a moved base.
+  outputs[Output.ConfigChanged] = String(configChanged(applied.kind === 'left' ? undefined : config, autoMerged, configured.dryRun));
+  // The pull request: the one this run wrote, the content pull request auto-merge rebuilt, or the one that waits.
+  const rebuilt = autoMerged?.rebuilt?.number !== undefined ? autoMerged.rebuilt : undefined;
+  const written = config?.number !== undefined ? config : rebuilt;
+  outputs[Output.PullRequestOperation] = config && config.operation !== 'none' ? config.operation : (rebuilt?.operation ?? config?.operation ?? 'none');
+  const named = written ? { number: written.number!, url: written.url! } : configured.foundPending;
   if (named) {
     outputs[Output.PullRequestNumber] = String(named.number);
     outputs[Output.PullRequestUrl] = named.url;
   }
+  // A pull request the step merged into the base: what a later step rolls out.
+  outputs[Output.Merged] = String(autoMerged?.merged !== undefined);
+  if (autoMerged?.merged) {
+    outputs[Output.MergedPullRequestNumber] = String(autoMerged.merged.number);
+    outputs[Output.MergedPullRequestUrl] = autoMerged.merged.url;
+  }
   const { guard, deployedLink } = configured;
   outputs[Output.DeployedExpiresAt] = guard.expiresAt ? guard.expiresAt.toISOString() : deployedLink && linkKind(deployedLink).kind === 'hosted' ? 'never' : '';
   return outputs;
+}
+
+/**
+ * True when this run changed the configuration: it wrote new settings to the pull request (a dry
+ * run: would write them), or merged a renewal into the base. Rebuilding a pull request on a moved
+ * base, or leaving it as it is, changes nothing it proposes.
+ */
+export function configChanged(config: ConfigUpdate | undefined, autoMerged: AutoMergeResult | undefined, dryRun: boolean): boolean {
+  if (autoMerged?.merged) return true;
+  if (!config || !config.changed || config.kept) return false;
+  return dryRun || config.operation !== 'none';
 }
 
 /** The proposal the apply step made: the export's, or the rebuild of a run that left things as they are. */

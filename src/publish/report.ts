@@ -60,18 +60,22 @@ export async function guardProductionLink(
 
 /** The summary of a run that did not fail, from its outcome. */
 export async function writeDoneSummary(outcome: Extract<Outcome, { kind: 'done' }>, inputs: PublishInputs): Promise<void> {
-  const { applied, configured } = outcome;
+  const { applied, configured, autoMerged } = outcome;
   const target = inputs.config;
+  const merged = autoMerged?.merged;
   if (applied.kind === 'left') {
+    const rebuilt = [applied.rebuilt, autoMerged?.rebuilt].some((update) => update !== undefined && !update.kept && update.operation !== 'none');
     await writeLeftSummary(applied.validity, applied.heading, target!, inputs.domain, {
       baseBranch: configured!.baseBranch,
       pending: configured!.pending,
       guard: configured!.guard,
-      rebuilt: applied.rebuilt !== undefined && applied.rebuilt.operation !== 'none'
+      rebuilt,
+      merged: merged && { number: merged.number, url: merged.url, jobId: merged.jobId }
     });
     return;
   }
-  const configSummary = applied.config && target ? { target, update: applied.config } : undefined;
+  const mergedHere = merged !== undefined && merged.number === applied.config?.number;
+  const configSummary = applied.config && target ? { target, update: applied.config, merged: mergedHere, mergedApart: merged && !mergedHere ? merged : undefined } : undefined;
   const diff = applied.contentDiffText ?? contentDiffSection(applied.contentDiff, applied.config?.deployedLink);
   if (applied.kind === 'hosted') {
     const { exported, archive } = applied;
@@ -85,16 +89,26 @@ export async function writeDoneSummary(outcome: Extract<Outcome, { kind: 'done' 
 export function failedOutcome(error: unknown, inputs: PublishInputs, plan: ExportPlan | undefined, progress: Progress, client: ApiClient): Extract<Outcome, { kind: 'failed' }> & { details: FailureDetails } {
   const { jobId, exported } = progress;
   const failedJob = error instanceof ExportFailedError ? error.job : exportTimeout(error)?.last;
-  const said = explainPublishError(error, inputs, plan, jobId ?? exported?.job.jobId, progress.publicationMs);
+  // The pull request the run wrote before a later part failed: it exists, so the outputs name it.
+  const config = progress.config;
+  const proposal = config?.number !== undefined && config.url !== undefined && !inputs.config?.dryRun ? { number: config.number, url: config.url, operation: config.operation } : undefined;
+  // It holds this run's export unless it was left proposing another one (a newer export, a person's change).
+  const holds = proposal !== undefined && exported !== undefined && !config!.kept;
+  const said = explainPublishError(error, inputs, plan, holds ? undefined : (jobId ?? exported?.job.jobId), progress.publicationMs);
   // After an export, say how to go on without exporting again, and what branch the run left behind.
   const branchLeft = error instanceof PullRequestError ? error.branchLeft : undefined;
-  const message = exported ? leftAfterExport(said, { jobId: exported.job.jobId, branchLeft, repo: inputs.config?.repo }) : said;
+  const message = holds
+    ? heldBy(said, proposal, exported.job.jobId)
+    : exported
+      ? leftAfterExport(said, { jobId: exported.job.jobId, branchLeft, repo: inputs.config?.repo })
+      : said;
   const deploymentLog = error instanceof DeploymentFailedError ? error.deployment.logs.slice(-LOG_LINES_SHOWN) : undefined;
   return {
     kind: 'failed',
     message,
     failedJob,
     progress,
+    proposal,
     hostedRun: inputs.durable !== undefined,
     details: {
       deploymentLog,
@@ -103,6 +117,12 @@ export function failedOutcome(error: unknown, inputs: PublishInputs, plan: Expor
       contentDiff: error instanceof ContentGateError ? contentDiffSection(progress.contentDiff) : undefined
     }
   };
+}
+
+/** A failure after the pull request was written: the export is proposed already, so nothing is exported or proposed again. */
+function heldBy(said: string, proposal: { number: number; url: string }, jobId: string): string {
+  const first = /[.!?]$/.test(said) ? said : `${said}.`;
+  return `${first} Pull request #${proposal.number} (${proposal.url}) already holds this run's export ${jobId}, so nothing needs exporting again: the re-run finishes what came after it, or merge it yourself.`;
 }
 
 /** What the failure summary shows beside the outcome. */
@@ -122,6 +142,7 @@ export async function writeFailedSummary(outcome: Extract<Outcome, { kind: 'fail
     message: outcome.message,
     exported: progress.exported !== undefined,
     configured: inputs.config !== undefined,
+    proposal: outcome.proposal,
     deploymentLog: details.deploymentLog,
     unnamedJobs: details.unnamedJobs,
     jobGoesOn: details.jobGoesOn,
