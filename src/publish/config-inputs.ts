@@ -49,6 +49,8 @@ export function readConfigInputs(): (ConfigTarget & { token: string }) | undefin
   // One pull request per values file: every kind of run (push, renewal, hosted URL) lands on the same
   // branch by default, named from what they all share, the file and the key.
   const givenBranch = core.getInput(Input.PrBranch).trim();
+  const asRef = refNotBranch(givenBranch);
+  if (asRef) throw asRef;
   const prBranch = givenBranch || defaultPrBranch(path, key);
   if (!/^[A-Za-z0-9._\-/]+$/.test(prBranch) || prBranch.includes('..') || prBranch.endsWith('/')) {
     throw new InputError(Input.PrBranch, `'${prBranch}' is not a valid branch name.`);
@@ -83,4 +85,15 @@ function readAutoMerge(): boolean {
     );
   }
   return text === 'renewals';
+}
+
+/**
+ * pr-branch names a branch, not a ref: `refs/heads/main` would create a branch literally named so
+ * (refs/heads/refs/heads/main), beside the one meant.
+ */
+export function refNotBranch(given: string): InputError | undefined {
+  if (!given.startsWith('refs/')) return undefined;
+  const branch = given.startsWith('refs/heads/') ? given.slice('refs/heads/'.length) : undefined;
+  const instead = branch ? `Give the branch's name alone (pr-branch: ${branch})` : 'Give the name of a branch, without refs/';
+  return new InputError(Input.PrBranch, `'${given}' is a ref, not a branch name: the step would push a branch literally named ${given}. ${instead}, or remove pr-branch to use the action's own branch. Nothing was exported.`);
 }
