@@ -61,5 +61,9 @@ describe('outputsOf', () => {
   it('a failure after the pull request was written still names it, beside the export', () => {
     const outputs = outputsOf({ kind: 'failed', message: 'GitHub answered 502.', progress: { exported, outputs: { 'bundle-sha256': 'ab' } }, hostedRun: false, proposal: { ...pull(3), operation: 'created' } });
     expect(outputs).toMatchObject({ 'pull-request-number': '3', 'pull-request-url': pull(3).url, 'pull-request-operation': 'created', 'job-id': exported.job.jobId, 'bundle-sha256': 'ab' });
+    expect(outputs.merged).toBeUndefined();
+    // A merge done before the failure (the guard's marks failed after it) is still named, for the roll-out.
+    const after = outputsOf({ kind: 'failed', message: 'GitHub answered 502.', progress: { outputs: {}, merged: pull(2) }, hostedRun: false, proposal: { ...pull(1), operation: 'updated' } });
+    expect(after).toMatchObject({ merged: 'true', 'merged-pull-request-number': '2', 'merged-pull-request-url': pull(2).url, 'pull-request-number': '1' });
   });
 });

@@ -53,6 +53,7 @@ export async function run(cancellation = new Cancellation(), options: RunOptions
           : await exportAndPropose(context, plan);
     // auto-merge: renewals. A renewal of production's export merges itself, apart from a content pull request.
     const autoMerged = inputs.config?.autoMergeRenewals && !inputs.config.dryRun && octokit && facts ? await mergeRenewals(client, octokit, inputs, wroteNothing(applied) ? facts.proposal : undefined) : undefined;
+    if (autoMerged?.merged) progress.merged = { number: autoMerged.merged.number, url: autoMerged.merged.url };
     // Report.
     await report(await concluded(applied, autoMerged, inputs, facts, octokit, progress), inputs);
   } catch (error) {

@@ -52,6 +52,8 @@ export interface Progress {
   contentDiff?: ContentDiff;
   /** What the proposal step returned: the pull request this run wrote, or would write in a dry run. */
   config?: ConfigUpdate;
+  /** The pull request auto-merge merged into the base: a later failure still names it. */
+  merged?: PullRef;
   /** Outputs of the steps taken (the download's, the content diff's). */
   outputs: Record<string, string>;
 }
@@ -158,6 +160,11 @@ function failedOutputs(outcome: Extract<Outcome, { kind: 'failed' }>): Record<st
     outputs[Output.PullRequestNumber] = String(proposal.number);
     outputs[Output.PullRequestUrl] = proposal.url;
     outputs[Output.PullRequestOperation] = proposal.operation;
+  }
+  if (progress.merged) {
+    outputs[Output.Merged] = 'true';
+    outputs[Output.MergedPullRequestNumber] = String(progress.merged.number);
+    outputs[Output.MergedPullRequestUrl] = progress.merged.url;
   }
   return outputs;
 }
