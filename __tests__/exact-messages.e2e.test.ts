@@ -52,7 +52,7 @@ describe('a link that may not outlive the review', () => {
     const result = await run({}, { GITHUB_ACTION_REPOSITORY: 'acme/static-export-action', GITHUB_ACTION_REF: 'v1' });
     expect(result.code).toBe(0);
     const link = 'https://github.com/acme/static-export-action/blob/v1/docs/hosting.md#links-that-outlive-the-review';
-    expect(result.log).toMatch(new RegExp(`⚠️ The platform's link expires at .*see ${link.replace(/[.?]/g, '\\$&')}\\)`));
+    expect(result.log).toMatch(new RegExp(`::warning::The platform's link expires at .*see ${link.replace(/[.?]/g, '\\$&')}\\)`));
     expect(github.pulls(REPO)[0].body).toContain(`see ${link})`);
     // Clickable in the summary too, where an HTML block links nothing by itself.
     expect(result.summary).toContain(`see <a href="${link}">${link}</a>)`);

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ActionRun, parseOutputs, runnerLog } from '../emulator/runner.ts';
 import { Cancellation } from '../src/action/runtime.ts';
-import type { RunOptions } from '../src/publish/run.ts';
+import type { RunOptions } from '../src/publish/main.ts';
 
 /**
  * Polls on a short beat, for tests whose export runs a fraction of a second on the emulator and that
@@ -30,7 +30,7 @@ export type PublishRun = (cancellation?: Cancellation, options?: RunOptions) => 
  */
 export async function loadPublish(githubUrl: string): Promise<PublishRun> {
   process.env.GITHUB_API_URL = githubUrl;
-  return (await import('../src/publish/run.ts')).run;
+  return (await import('../src/publish/main.ts')).run;
 }
 
 let queue: Promise<unknown> = Promise.resolve();

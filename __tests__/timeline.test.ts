@@ -1,4 +1,4 @@
-// A team's months with one values file, on a fake clock: the real publish action (src/publish/run.ts,
+// A team's months with one values file, on a fake clock: the real publish action (src/publish/main.ts,
 // in this process) against the platform emulator and the GitHub emulator over HTTP, driven by random
 // timelines of pushes, nightly renewals, a hosted-URL step, reviews of random length, people's commits,
 // edits merged into the base (away from the block, next to the action's lines and on them: enabled
@@ -70,7 +70,7 @@ let platform: PlatformEmulator;
 let github: GitHubEmulator;
 let files: StaticFileServer;
 let workspace: string;
-let publish: typeof import('../src/publish/run.ts').run;
+let publish: typeof import('../src/publish/main.ts').run;
 
 beforeAll(async () => {
   // Only Date is faked; it runs on from the timeline's moment, CLOCK_SPEED times faster than real time
@@ -83,7 +83,7 @@ beforeAll(async () => {
   workspace = mkdtempSync(join(tmpdir(), 'timeline-'));
   // @actions/github reads GITHUB_API_URL once, when it is loaded, as on a runner.
   process.env.GITHUB_API_URL = github.url;
-  ({ run: publish } = await import('../src/publish/run.ts'));
+  ({ run: publish } = await import('../src/publish/main.ts'));
 });
 
 afterAll(async () => {

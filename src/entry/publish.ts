@@ -1,5 +1,5 @@
 // Bundle entry of the root action (dist/index.js).
-import { run } from '../publish/run.ts';
+import { run } from '../publish/main.ts';
 import { runAction } from '../action/runtime.ts';
 
 await runAction(run);

@@ -12,7 +12,7 @@ import type { ScheduleLimits } from '../wait/wait.ts';
 import { templateProblem } from '../storage/durable-url.ts';
 import type { PushedCommit } from './publication.ts';
 import type { GateSettings } from '../content/gate.ts';
-import { prBranchIsBase } from './preflight.ts';
+import { checkWithoutConfig, readConfigInputs } from './config-inputs.ts';
 import { FAIL_WHEN, type FailWhen } from './production-guard.ts';
 
 export interface PublishInputs extends PlatformInputs {
@@ -56,9 +56,6 @@ export interface PublishInputs extends PlatformInputs {
   /** With config-path: the content gate (what share of production's pages a new export may lose, and the home page). */
   contentGate: GateSettings;
 }
-
-const CONFIG_KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
-const CONFIG_EXTENSIONS = /\.(ya?ml|json)$/i;
 
 export function readPublishInputs(): PublishInputs {
   const template = core.getInput(Input.BundleUrlTemplate).trim();
@@ -208,24 +205,6 @@ function readPublicationInputs(plan: ExportPlan | 'auto'): PublishInputs['public
   return { projectId, pushed, github };
 }
 
-/**
- * The pull request's inputs do nothing without config-path: dry-run is refused, since the step would
- * export for real, and the others are named in a notice.
- */
-function checkWithoutConfig(): void {
-  const dryRun = core.getInput(Input.DryRun).trim();
-  if (dryRun !== '' && parseBoolean(Input.DryRun, dryRun)) {
-    throw new InputError(Input.DryRun, 'is true, but without config-path there is no change to preview, and the step would start a real export. Set config-path to preview the pull request, or remove dry-run.');
-  }
-  const configKey = core.getInput(Input.ConfigKey).trim();
-  const idle: string[] = [Input.PrLabels, Input.PrTitle, Input.PrBranch, Input.BaseBranch, Input.ConfigRepository].filter((input) => core.getInput(input).trim() !== '');
-  if (!['', 'off'].includes(core.getInput(Input.AutoMerge).trim())) idle.push(Input.AutoMerge);
-  if (configKey !== '' && configKey !== 'staticExport') idle.push(Input.ConfigKey);
-  if (idle.length === 0) return;
-  const one = idle.length === 1;
-  core.notice(`${idle.join(', ')} ${one ? 'is' : 'are'} set, but without config-path this step opens no pull request, so ${one ? 'it does' : 'they do'} nothing. Set config-path to propose the new link, or remove ${one ? 'it' : 'them'}.`);
-}
-
 /** keep-archive keeps one file, named as the archive is: a folder or another extension would mislead the next step. */
 function checkArchiveName(given: string): void {
   if (/[\\/]$/.test(given)) {
@@ -256,71 +235,4 @@ function readDurableInputs(template: string, config: PublishInputs['config'], pl
   // valid): it needs the archive only once it proposes, and says so then.
   if (!archive && plan !== 'auto') throw new InputError(Input.ArchivePath, ARCHIVE_PATH_NEEDED);
   return { template, archive, checkSha256: parseBoolean(Input.CheckSha256, core.getInput(Input.CheckSha256) || 'false') };
-}
-
-/**
- * `static-export/deploy-values.yaml`, or `static-export/deploy-values.yaml-mintlify.staticExport` for
- * another key; for a base other than the repository's default branch, `static-export/production/deploy-values.yaml`:
- * a proposal belongs to one base, so two bases never share a branch.
- */
-export function defaultPrBranch(path: string, key: string, base?: string): string {
-  const file = path.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '');
-  const folder = base === undefined ? '' : `${base.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '')}/`;
-  return `static-export/${folder}${file}${key === 'staticExport' ? '' : `-${key}`}`;
-}
-
-function readConfigInputs(): (ConfigTarget & { token: string }) | undefined {
-  const path = core.getInput(Input.ConfigPath).trim().replace(/^\.?\//, '');
-  if (path === '') return undefined;
-  if (!CONFIG_EXTENSIONS.test(path)) {
-    throw new InputError(Input.ConfigPath, `'${path}' is not a file this action can edit. Use a .yaml, .yml or .json values file.`);
-  }
-  const token = core.getInput(Input.GithubToken);
-  if (token.trim() === '') {
-    throw new InputError(Input.GithubToken, 'is empty. It defaults to ${{ github.token }}; pass a token that can write to the configuration repository.');
-  }
-  core.setSecret(token);
-  const repository = core.getInput(Input.ConfigRepository).trim() || process.env.GITHUB_REPOSITORY || '';
-  if (repository === '') throw new InputError(Input.ConfigRepository, 'is not set and GITHUB_REPOSITORY is empty. Give the repository as owner/name.');
-  const key = core.getInput(Input.ConfigKey).trim() || 'staticExport';
-  if (!CONFIG_KEY.test(key)) {
-    throw new InputError(Input.ConfigKey, `'${key}' is not a dotted key path. Use, for example, staticExport or mintlify.staticExport.`);
-  }
-  // One pull request per values file: every kind of run (push, renewal, hosted URL) lands on the same
-  // branch by default, named from what they all share, the file and the key.
-  const givenBranch = core.getInput(Input.PrBranch).trim();
-  const prBranch = givenBranch || defaultPrBranch(path, key);
-  if (!/^[A-Za-z0-9._\-/]+$/.test(prBranch) || prBranch.includes('..') || prBranch.endsWith('/')) {
-    throw new InputError(Input.PrBranch, `'${prBranch}' is not a valid branch name.`);
-  }
-  const baseBranch = core.getInput(Input.BaseBranch).trim() || undefined;
-  // Without base-branch, the check waits for GitHub to name the default branch (preflight.ts).
-  const onBase = baseBranch && prBranchIsBase(prBranch, baseBranch, true);
-  if (onBase) throw onBase;
-  return {
-    token,
-    repo: parseRepository(Input.ConfigRepository, repository),
-    path,
-    key,
-    baseBranch,
-    prBranch,
-    // The default name gains the base once the read knows whether the base is the default branch.
-    prBranchDefault: givenBranch === '',
-    title: core.getInput(Input.PrTitle).trim() || undefined,
-    labels: parseList(core.getInput(Input.PrLabels)),
-    dryRun: parseBoolean(Input.DryRun, core.getInput(Input.DryRun) || 'false'),
-    autoMergeRenewals: readAutoMerge()
-  };
-}
-
-/** auto-merge: off (the default), or renewals: a new link for the export production serves merges itself. */
-function readAutoMerge(): boolean {
-  const text = (core.getInput(Input.AutoMerge).trim() || 'off').toLowerCase();
-  if (text !== 'off' && text !== 'renewals') {
-    throw new InputError(
-      Input.AutoMerge,
-      `'${text}' is neither off nor renewals. renewals lets the step merge a pull request that only renews the link of the export production serves (no page changes); off (the default) leaves every merge to a person. Content changes always wait for a person.`
-    );
-  }
-  return text === 'renewals';
 }

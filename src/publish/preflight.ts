@@ -6,7 +6,7 @@
 import { PublishInput as Input } from '../action/constants.ts';
 import { InputError } from '../action/inputs.ts';
 import type { RepositoryPermissions, Repo } from '../github/pull-request.ts';
-import { blockPaths } from '../values/values-file.ts';
+import { allBlockPaths, blockPaths } from '../values/values-file.ts';
 
 /** The pull request's branch is the branch it would merge into: the run could only write to the base itself. */
 export function prBranchIsBase(prBranch: string, baseBranch: string, baseGiven: boolean): InputError | undefined {
@@ -34,6 +34,44 @@ export function misplacedBlock(path: string, text: string, key: string): InputEr
     `is ${given}, but ${path} has no ${key} block: it holds ${places} instead. A run would add a ${key} block that the chart never reads. To edit the block the chart reads, ${fix}. ` +
       `(If the chart does read ${key}, add it to the file once as an empty block, and runs fill it.) Nothing was exported.`
   );
+}
+
+/**
+ * config-key names no block in the file, but one path there is a near miss of it: the same path in
+ * another case (`staticexport` for `staticExport`), or one or two letters apart (`docs.staticExprt`
+ * for `docs.staticExport`). YAML and JSON keys are case-sensitive, so the run would add a block the
+ * chart never reads beside the one it does.
+ */
+export function nearMissKey(path: string, text: string, key: string): InputError | undefined {
+  const paths = allBlockPaths(path, text);
+  if (paths.includes(key)) return undefined;
+  const depth = key.split('.').length;
+  const near = paths.filter((place) => place.split('.').length === depth && (place.toLowerCase() === key.toLowerCase() || (key.length >= MIN_TYPO_LENGTH && editDistance(place, key) <= 2)));
+  if (near.length === 0) return undefined;
+  const how = (place: string) => (place.toLowerCase() === key.toLowerCase() ? 'differs from it only in case' : 'is one or two letters away from it');
+  const found = near.length === 1 ? `"${near[0]}", which ${how(near[0]!)}` : near.map((place) => `"${place}"`).join(', ');
+  const fix = near.length === 1 ? `set config-key: ${near[0]}` : 'set config-key to the one your chart reads';
+  return new InputError(
+    Input.ConfigKey,
+    `is ${key}, but ${path} has no ${key} block: it holds ${found}. Keys are case-sensitive, so a run would add a ${key} block that the chart never reads. To edit the block the chart reads, ${fix}. ` +
+      `(If the chart does read ${key}, add it to the file once as an empty block, and runs fill it.) Nothing was exported.`
+  );
+}
+
+/** Keys shorter than this are compared by case only: two letters make most short words another word. */
+const MIN_TYPO_LENGTH = 6;
+
+/** Edits (insert, delete, change, swap two neighbours) between two strings. */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      rows[i]![j] = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) rows[i]![j] = Math.min(rows[i]![j]!, rows[i - 2]![j - 2]! + 1);
+    }
+  }
+  return rows[a.length]![b.length]!;
 }
 
 /**
@@ -66,7 +104,8 @@ export function refuseBeforeExport({ target, base }: BaseFacts): void {
   const refusal =
     prBranchIsBase(target.prBranch, base.branch, target.baseBranch !== undefined) ??
     (target.dryRun ? undefined : cannotWrite(target.repo, base.permissions)) ??
-    misplacedBlock(target.path, base.text, target.key);
+    misplacedBlock(target.path, base.text, target.key) ??
+    nearMissKey(target.path, base.text, target.key);
   if (refusal) throw refusal;
 }
 

@@ -29,7 +29,7 @@ import {
 } from '../github/pull-request.ts';
 import { EXPIRING_LABEL, type ProductionGuard, firstLineOf, withFirstLine } from './production-guard.ts';
 import { OPENED_BY_THIS_ACTION, planProposal, refuseBranch } from './reconcile.ts';
-import { defaultPrBranch } from './inputs.ts';
+import { defaultPrBranch } from './target.ts';
 import type { ContentDiff } from '../content/gate.ts';
 import { contentDiffSection } from './content-diff.ts';
 

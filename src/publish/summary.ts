@@ -13,6 +13,10 @@ import { escapeHtml, formatBytes, formatDuration, formatInstant, messageHtml } f
 export interface ConfigSummary {
   target: ConfigTarget;
   update: ConfigUpdate;
+  /** True when the step merged the update's pull request itself (auto-merge: renewals). */
+  merged?: boolean;
+  /** Production's renewal the step merged apart from the update's pull request. */
+  mergedApart?: MergedRenewal;
 }
 
 /** What download-path unpacked and keep-archive kept, for the summary. */
@@ -105,9 +109,15 @@ function addGuard(guard: ProductionGuard | undefined): void {
 }
 
 /** `shortLink`: the link-margin warning, already said above, so the body shown here leaves it out. */
-function addConfigSection({ target, update }: ConfigSummary, shortLink?: ShortLink): void {
+function addConfigSection({ target, update, merged, mergedApart }: ConfigSummary, shortLink?: ShortLink): void {
   const where = `<code>${escapeHtml(target.path)}</code> in ${escapeHtml(`${target.repo.owner}/${target.repo.repo}`)}`;
   core.summary.addHeading('Deployment configuration', 3);
+  if (mergedApart) {
+    core.summary.addRaw(
+      `<p>Merged <a href="${escapeHtml(mergedApart.url)}">pull request #${mergedApart.number}</a> (auto-merge: renewals): a fresh link for export <code>${escapeHtml(mergedApart.jobId)}</code>, the one production serves, on <code>${escapeHtml(update.baseBranch)}</code>. Roll it out (the <code>merged-pull-request-number</code> output names it).</p>`,
+      true
+    );
+  }
   if (!update.changed) {
     core.summary.addRaw(`<p>${where} on <code>${escapeHtml(update.baseBranch)}</code> already holds this link: no pull request needed.</p>`, true);
     return;
@@ -119,6 +129,9 @@ function addConfigSection({ target, update }: ConfigSummary, shortLink?: ShortLi
   }
   if (target.dryRun) {
     core.summary.addRaw(`<p><strong>Dry run:</strong> nothing was written. This is the pull request the step would open against ${where}:</p>`, true);
+  } else if (update.url && merged) {
+    const verb = { created: 'Opened and merged', updated: 'Updated and merged', none: 'Merged' }[update.operation];
+    core.summary.addRaw(`<p>${verb} <a href="${escapeHtml(update.url)}">pull request #${update.number}</a> for ${where} (auto-merge: renewals). Roll the new link out (the <code>merged-pull-request-number</code> output names it).</p>`, true);
   } else if (update.url) {
     const verb = { created: 'Opened', updated: 'Updated', none: 'Already current:' }[update.operation];
     core.summary.addRaw(`<p>${verb} <a href="${escapeHtml(update.url)}">pull request #${update.number}</a> for ${where}. Merge it to roll the new bundle out.</p>`, true);
@@ -136,6 +149,8 @@ export async function writeFailureSummary(failure: {
   exported?: boolean;
   /** True when the step was to propose a configuration change (config-path set). */
   configured?: boolean;
+  /** The pull request the run wrote before the failure: it holds the export. */
+  proposal?: { number: number; url: string };
   /** The last lines of a failed deployment's log. */
   deploymentLog?: string[];
   /** Said when a resent start may have left other jobs running whose ids never arrived. */
@@ -188,18 +203,33 @@ export async function writeHostedSummary(
   await core.summary.write();
 }
 
-/** A run that left everything as it is: the link is valid long enough, never expires, or its export was turned down. */
+/** A pull request the step merged itself (auto-merge: renewals), as the summary names it. */
+export interface MergedRenewal {
+  number: number;
+  url: string;
+  jobId: string;
+}
+
+/**
+ * A run that left the proposal as it is: the link is valid long enough, never expires, or its export
+ * was turned down. `merged`: production's renewal the step merged meanwhile, apart from the pull
+ * request that waits (auto-merge: renewals); `rebuilt` then says the waiting one was rebuilt on it.
+ */
 export async function writeLeftSummary(
   validity: Validity,
   why: 'valid' | 'hosted' | 'vetoed',
   target: ConfigTarget,
   domain: string | undefined,
-  facts: { baseBranch: string; link?: string; pending?: { number: number; url: string }; guard: ProductionGuard; rebuilt?: boolean }
+  facts: { baseBranch: string; link?: string; pending?: { number: number; url: string }; guard: ProductionGuard; rebuilt?: boolean; merged?: MergedRenewal }
 ): Promise<void> {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   addGuard(facts.guard);
   const judged = facts.pending ? `The link that <a href="${escapeHtml(facts.pending.url)}">pull request #${facts.pending.number}</a> proposes` : `The link in <code>${escapeHtml(target.path)}</code> on <code>${escapeHtml(facts.baseBranch)}</code>`;
   const expires = validity.hosted ? 'never expires' : `expires ${validity.expiresAt ? escapeHtml(formatInstant(validity.expiresAt.toISOString())) : 'at an unknown time'}`;
+  if (facts.merged) {
+    await writeMergedBeside(facts.merged, { judged, expires, target, domain, ...facts });
+    return;
+  }
   const deployed = facts.pending
     ? ` Production (<code>${escapeHtml(target.path)}</code> on <code>${escapeHtml(facts.baseBranch)}</code>) keeps its own link until the pull request is merged${facts.guard.expiresAt ? `; that link expires ${escapeHtml(formatInstant(facts.guard.expiresAt.toISOString()))}` : ''}.`
     : '';
@@ -214,8 +244,35 @@ export async function writeLeftSummary(
   await core.summary.write();
 }
 
+/** Production's renewal merged apart from the pull request that waits: the merge first, it is what to roll out. */
+async function writeMergedBeside(
+  merged: MergedRenewal,
+  said: { judged: string; expires: string; target: ConfigTarget; domain?: string; baseBranch: string; pending?: { number: number; url: string }; guard: ProductionGuard; rebuilt?: boolean }
+): Promise<void> {
+  const where = `<code>${escapeHtml(said.target.path)}</code> on <code>${escapeHtml(said.baseBranch)}</code>`;
+  const until = said.guard.expiresAt ? `, valid until ${escapeHtml(formatInstant(said.guard.expiresAt.toISOString()))}` : '';
+  core.summary
+    .addHeading(`Static export${said.domain ? ` of ${said.domain}` : ''}: production's link renewed, pull request #${merged.number} merged`, 2)
+    .addRaw(
+      `<p>Merged <a href="${escapeHtml(merged.url)}">pull request #${merged.number}</a> (auto-merge: renewals): ${where} now holds a fresh link for export <code>${escapeHtml(merged.jobId)}</code>, the one production serves${until}. ` +
+        'Roll it out (the <code>merged-pull-request-number</code> output names it); no page changes.</p>',
+      true
+    );
+  const waiting = said.pending
+    ? said.rebuilt
+      ? ` <a href="${escapeHtml(said.pending.url)}">Pull request #${said.pending.number}</a> still waits for review; it was rebuilt on the renewed file, its export and people's changes kept.`
+      : ` <a href="${escapeHtml(said.pending.url)}">Pull request #${said.pending.number}</a> still waits for review.`
+    : '';
+  core.summary.addRaw(`<p>${said.judged} ${said.expires}: it needs no renewal.${waiting}</p>`, true);
+  await core.summary.write();
+}
+
 /** What the failure means for the user, said only of what the step was set up to do. */
-function failureConsequence(failure: { exported?: boolean; configured?: boolean; jobGoesOn?: boolean }): string {
+function failureConsequence(failure: { exported?: boolean; configured?: boolean; jobGoesOn?: boolean; proposal?: { number: number; url: string } }): string {
+  if (failure.exported && failure.proposal) {
+    const pull = `<a href="${escapeHtml(failure.proposal.url)}">pull request #${failure.proposal.number}</a>`;
+    return `The export is done and ${pull} proposes it (the <code>pull-request-number</code> output names it); what came after the pull request failed (see above). Nothing needs exporting again.`;
+  }
   if (failure.exported) {
     const link = 'The export is done, but what came after it failed (see above). The bundle link is in the <code>bundle-url</code> output.';
     return failure.configured ? `${link} No pull request was opened or changed after the failure; the deployment keeps serving its current bundle.` : link;

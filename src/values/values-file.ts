@@ -131,6 +131,15 @@ function settingsIn(file: string, text: string, configKey: string): (name: strin
  * chart's `mintlify.staticExport`. Lists are not entered: config-key cannot name a place in one.
  */
 export function blockPaths(file: string, text: string, name: string): string[] {
+  return blockPathsWhere(file, text, (path) => path.at(-1) === name);
+}
+
+/** The dotted paths of every block (a map, or a key with no value yet) in the file, parents first. */
+export function allBlockPaths(file: string, text: string): string[] {
+  return blockPathsWhere(file, text, () => true);
+}
+
+function blockPathsWhere(file: string, text: string, wanted: (path: string[]) => boolean): string[] {
   const found: string[] = [];
   if (formatOf(file) === 'yaml') {
     const walk = (map: YAMLMap, at: string[]): void => {
@@ -138,7 +147,7 @@ export function blockPaths(file: string, text: string, name: string): string[] {
         if (!isScalar(pair.key)) continue;
         const path = [...at, String(pair.key.value)];
         const value = pair.value;
-        if (path.at(-1) === name && (isMap(value) || value === null || (isScalar(value) && value.value === null))) found.push(path.join('.'));
+        if (wanted(path) && (isMap(value) || value === null || (isScalar(value) && value.value === null))) found.push(path.join('.'));
         if (isMap(value)) walk(value, path);
       }
     };
@@ -151,7 +160,7 @@ export function blockPaths(file: string, text: string, name: string): string[] {
       const [key, value] = property.children ?? [];
       if (key === undefined || value === undefined) continue;
       const path = [...at, String(key.value)];
-      if (path.at(-1) === name && (value.type === 'object' || value.type === 'null')) found.push(path.join('.'));
+      if (wanted(path) && (value.type === 'object' || value.type === 'null')) found.push(path.join('.'));
       if (value.type === 'object') walk(value, path);
     }
   };

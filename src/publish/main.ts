@@ -1,0 +1,137 @@
+// The publish action, for every kind of run (a push, a renewal, a URL the team hosts), as
+// reconcilers: read the facts once (facts.ts), plan from them in a pure function (plan.ts), apply the
+// plan (export-path.ts, hosted-path.ts, leave.ts; then auto-merge.ts), build one Outcome from what
+// happened (outcome.ts), and report it once. This is the only place that sets outputs or fails the
+// step. See ../../docs and STYLE.md's "read, plan, apply".
+import * as core from '@actions/core';
+import { githubClient } from '../github/client.ts';
+import type { Octokit } from '../github/pull-request.ts';
+import { generateBundle, getExport } from '../platform/static-export.ts';
+import type { ApiClient } from '../platform/transport.ts';
+import { Deadline } from '../action/deadline.ts';
+import { platformClient } from '../action/platform-inputs.ts';
+import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
+import { type AutoMergeResult, keepProductionAlive } from './auto-merge.ts';
+import { exportAndPropose } from './export-path.ts';
+import { type Facts, maskLink, readFacts } from './facts.ts';
+import { proposeHostedUrl } from './hosted-path.ts';
+import { type PublishInputs, readPublishInputs } from './inputs.ts';
+import { leave } from './leave.ts';
+import { type Applied, type Configured, type Outcome, type Progress, configOf, outputsOf } from './outcome.ts';
+import { type RunPlan, planRun } from './plan.ts';
+import type { ProposalFacts } from './proposal.ts';
+import { type FailureDetails, failedOutcome, guardProductionLink, writeDoneSummary, writeFailedSummary } from './report.ts';
+
+/** What a test runs in place of the runner's: GitHub's second (see githubClient), shrunk so its waits take no real time. */
+export interface RunOptions {
+  githubSecondMs?: number;
+}
+
+export async function run(cancellation = new Cancellation(), options: RunOptions = {}): Promise<void> {
+  const inputs = readInputs(readPublishInputs);
+  if (!inputs) return;
+  const deadline = new Deadline(inputs.timeoutMs);
+  const client = platformClient(inputs, cancellation, { deadline });
+  const octokit = inputs.config
+    ? githubClient(inputs.config.token, { deadline, requestTimeoutMs: inputs.requestTimeoutMs, signal: cancellation.signal, log: (line) => core.info(line), secondMs: options.githubSecondMs })
+    : undefined;
+  let plan: RunPlan | undefined;
+  const progress: Progress = { outputs: {} };
+  cancellation.note = 'The step stopped before an export job was started.';
+  try {
+    // Read. What can fail without an export fails first (facts.ts).
+    const facts = await readFacts(inputs, octokit);
+    // Plan.
+    plan = planRun(inputs, facts, Date.now());
+    // Apply.
+    const context = { client, octokit, inputs, facts, deadline, cancellation, progress, githubSecondMs: options.githubSecondMs };
+    const applied =
+      plan.kind === 'leave' || plan.kind === 'vetoed'
+        ? await leave(plan, octokit, inputs, facts, progress)
+        : plan.kind === 'hosted'
+          ? await proposeHostedUrl({ ...context, octokit: octokit!, facts: facts! }, plan.jobId)
+          : await exportAndPropose(context, plan);
+    // auto-merge: renewals. A renewal of production's export merges itself, apart from a content pull request.
+    const autoMerged = inputs.config?.autoMergeRenewals && !inputs.config.dryRun && octokit && facts ? await mergeRenewals(client, octokit, inputs, wroteNothing(applied) ? facts.proposal : undefined) : undefined;
+    if (autoMerged?.merged) progress.merged = { number: autoMerged.merged.number, url: autoMerged.merged.url };
+    // Report.
+    await report(await concluded(applied, autoMerged, inputs, facts, octokit, progress), inputs);
+  } catch (error) {
+    if (error instanceof CancelledError || cancellation.signal.aborted) return;
+    const failed = failedOutcome(error, inputs, plan?.kind === 'export' ? plan.plan : undefined, progress, client);
+    await report(failed, inputs, failed.details);
+  } finally {
+    client.dispose();
+  }
+}
+
+/** The outcome of a run that did not fail: what it applied and merged, and the guard on production's link after it. */
+async function concluded(applied: Applied, autoMerged: AutoMergeResult | undefined, inputs: PublishInputs, facts: Facts | undefined, octokit: Octokit | undefined, progress: Progress): Promise<Outcome> {
+  const done = { kind: 'done' as const, applied, autoMerged, hostedRun: inputs.durable !== undefined, stepOutputs: progress.outputs };
+  if (!facts) return done;
+  const config = configOf(applied);
+  // The pull request: the one this run wrote, or, when it left things as they are, the one that waits.
+  const proposed = config ? (config.pending && config.number !== undefined ? { number: config.number, url: config.url! } : undefined) : facts.pending;
+  // A renewal the step merged itself no longer waits.
+  const pending = proposed && proposed.number === autoMerged?.merged?.number ? undefined : proposed;
+  const baseBranch = config?.baseBranch ?? facts.proposal.base.branch;
+  // A renewal the step merged itself is what production serves now.
+  const deployedLink = autoMerged?.deployedLink ?? (config ? config.deployedLink : facts.deployedLink);
+  // A dry run writes nothing, so production would wait on the open pull request, or on the one it would open.
+  const waitedOn = inputs.config?.dryRun ? (facts.pending ?? (config?.changed && !config.kept ? {} : undefined)) : pending;
+  const guard = await guardProductionLink(octokit, inputs, facts, { deployedLink, baseBranch, pending: waitedOn });
+  const configured: Configured = { baseBranch, dryRun: inputs.config!.dryRun, foundPending: facts.pending, deployedLink, pending, guard };
+  return { ...done, configured };
+}
+
+/** The one report: outputs from the outcome, then what a person reads (annotations, the summary), then the step's verdict. */
+async function report(outcome: Outcome, inputs: PublishInputs, details?: FailureDetails): Promise<void> {
+  for (const [name, value] of Object.entries(outputsOf(outcome))) core.setOutput(name, value);
+  if (outcome.kind === 'failed') {
+    core.setFailed(outcome.message);
+    const log = details?.deploymentLog;
+    if (log?.length) core.info(`The deployment's last ${log.length} log lines:\n${log.map((line) => `  ${line}`).join('\n')}`);
+    await writeFailedSummary(outcome, details ?? { jobGoesOn: false }, inputs);
+    return;
+  }
+  const guard = outcome.configured?.guard;
+  // A link that may not outlive the review: an annotation, as docs/behaviour.md promises.
+  if (outcome.applied.kind === 'exported' && outcome.applied.shortLink) core.warning(outcome.applied.shortLink.message);
+  if (guard?.level === 'warn') core.warning(guard.message!);
+  // A refusal does not fail the step by itself: the guard judges production's link.
+  if (outcome.autoMerged?.refused) core.warning(outcome.autoMerged.refused.message);
+  await writeDoneSummary(outcome, inputs);
+  if (guard?.level === 'fail') core.setFailed(guard.message!);
+}
+
+/** auto-merge: renewals, after the run's own proposal (auto-merge.ts). */
+function mergeRenewals(client: ApiClient, octokit: Octokit, inputs: PublishInputs, unchanged?: ProposalFacts): Promise<AutoMergeResult | undefined> {
+  return keepProductionAlive(
+    octokit,
+    inputs.config!,
+    {
+      now: Date.now(),
+      dueWithinMs: inputs.minValidityMs ?? inputs.linkMarginMs ?? RENEW_PRODUCTION_WITHIN_MS,
+      freshLink: inputs.apiKey
+        ? async (jobId) => {
+            const job = await getExport(client, jobId);
+            const bundle = await generateBundle(client, jobId);
+            maskLink(bundle.bundleUrl);
+            return { job, bundle };
+          }
+        : undefined,
+      domain: inputs.domain,
+      info: (line) => core.info(line),
+      warn: (line) => core.warning(line)
+    },
+    unchanged
+  );
+}
+
+/** True when the run left things as they were, at once (no export to wait on, no write): what it read still holds. */
+function wroteNothing(applied: Applied): boolean {
+  return applied.kind === 'left' && (applied.rebuilt === undefined || applied.rebuilt.operation === 'none');
+}
+
+/** Production's link is renewed apart from a content pull request this long before it expires, when neither min-validity nor link-margin says. */
+const RENEW_PRODUCTION_WITHIN_MS = 72 * 60 * 60 * 1000;
