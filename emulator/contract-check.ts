@@ -5,8 +5,8 @@
 // A route no description holds (downloads, /_emulator/, an answer a fault spoils on purpose) is not
 // checked: real services send those too, and the description says nothing of them.
 import { readFileSync } from 'node:fs';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsPlugin from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, ValidateFunction } from 'ajv';
 
 export interface Exchange {
   method: string;
@@ -105,28 +105,38 @@ export function problemsOf(operations: Operation[], exchange: Exchange): string[
   return problems;
 }
 
+/** The exit code of a process whose emulator answered against the description (the network guard's is 86). */
+export const CONTRACT_EXIT_CODE = 87;
+let childReported = false;
+
 function report(message: string): void {
   const collected = (process as unknown as Record<symbol, { violations: string[] } | undefined>)[VIOLATIONS];
   // In a test's process, the test during which it happened fails (__tests__/setup/after-each.mjs).
   if (collected) collected.violations.push(message);
   else {
-    // In a process a test started (npm run try, the emulator's CLI): its exit code says it.
+    // In a process a test started (npm run try, the emulator's CLI): its exit code says it, whatever
+    // code the process meant to end with (set in 'exit', after its own process.exit or exitCode).
     process.stderr.write(`${message}\n`);
-    process.exitCode = 87;
+    if (!childReported) process.once('exit', () => (process.exitCode = CONTRACT_EXIT_CODE));
+    childReported = true;
   }
 }
 
-// One Ajv and one compiled validator per operation and answer, for the whole process: kept on the
-// process, which every test file's realm in a jest worker shares, as compiling GitHub's schemas takes
-// a noticeable fraction of a second each.
+// One Ajv and one compiled validator per operation and answer, for the whole process. Jest gives each
+// test file its own modules, so ajv is loaded with Node's own require (process.getBuiltinModule is
+// not redirected by jest, unlike node:module) and the cache kept on its class: a worker loads the
+// descriptions and compiles each operation once for all the files it runs, not once per file.
 interface Compiled {
   ajv?: Ajv;
   documents: Map<string, Json>;
   compiled: Map<string, ValidateFunction>;
   operationsByApi: Map<Api, Operation[]>;
 }
+const nativeRequire = ((process as { getBuiltinModule?: (name: string) => unknown }).getBuiltinModule?.('node:module') as typeof import('node:module') | undefined)?.createRequire(import.meta.url) ?? createRequire(import.meta.url);
+const AjvClass = (nativeRequire('ajv') as typeof import('ajv')).Ajv;
+const addFormats = nativeRequire('ajv-formats') as (ajv: Ajv) => Ajv;
 const CACHE = Symbol.for('static-export-action.contract-check');
-const holder = process as unknown as Record<symbol, Compiled | undefined>;
+const holder = AjvClass as unknown as Record<symbol, Compiled | undefined>;
 const cache: Compiled = (holder[CACHE] ??= { documents: new Map(), compiled: new Map(), operationsByApi: new Map() });
 const { documents, compiled, operationsByApi } = cache;
 
@@ -134,8 +144,8 @@ function theAjv(): Ajv {
   if (!cache.ajv) {
     // strict: false lets OpenAPI's own words (nullable, example, discriminator, x-…) stand beside JSON Schema's.
     // inlineRefs: false compiles each shared schema (a repository, a user) once, not in every place it appears.
-    const ajv = new Ajv({ strict: false, allErrors: true, inlineRefs: false });
-    (addFormatsPlugin as unknown as (a: Ajv) => void)(ajv);
+    const ajv = new AjvClass({ strict: false, allErrors: true, inlineRefs: false });
+    addFormats(ajv);
     // OpenAPI's numeric formats say how big a number is, not what a string looks like.
     for (const format of ['int32', 'int64', 'float', 'double', 'binary', 'byte', 'uri-template', 'repo.nwo', 'ssh-key', 'ssh-key fingerprint']) ajv.addFormat(format, true);
     cache.ajv = ajv;
