@@ -61,6 +61,15 @@ describe('the contract check', () => {
     ]);
   });
 
+  it("checks a request's query by the parameters the description declares", () => {
+    const path = (query: string) => `/v1/analytics/proj_1/feedback/by-page?${query}`;
+    const platform = operationsOf('platform');
+    expect(problemsOf(platform, { method: 'GET', path: path('limit=100&source=agent'), requestBody: '', status: 400, answer: undefined })).toEqual([]);
+    expect(problemsOf(platform, { method: 'GET', path: path('limit=500'), requestBody: '', status: 400, answer: undefined })).toEqual([
+      'received GET /v1/analytics/{projectId}/feedback/by-page (get /v1/analytics/{projectId}/feedback/by-page) with the query parameter limit=500, which its description does not allow: the value must be <= 100'
+    ]);
+  });
+
   it('lets through what no description holds (a download, the control routes)', () => {
     expect(problemsOf(operationsOf('platform'), { method: 'GET', path: '/bundles/se_1/bundle.tar.gz', requestBody: '', status: 200, answer: undefined })).toEqual([]);
   });

@@ -94,6 +94,7 @@ export function problemsOf(operations: Operation[], exchange: Exchange): string[
     const errors = validate(operation, 'requestBody', body);
     if (errors) problems.push(`received ${named} with a request body its description does not allow: ${errors}`);
   }
+  problems.push(...queryProblems(operation, url.searchParams).map((problem) => `received ${named} with ${problem}`));
   const responses = (operation.node.responses ?? {}) as Json;
   const declared = responses[String(exchange.status)] ?? responses[`${String(exchange.status)[0]}XX`] ?? responses.default;
   // An undeclared status is how real services have bad days (502, 429): the suite sends those on purpose.
@@ -211,6 +212,41 @@ function pointerIn(doc: Json, ref: string): unknown {
     .replace(/^#\//, '')
     .split('/')
     .reduce<unknown>((node, part) => (node as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+}
+
+/** The query parameters the description declares, checked by their schema: a required one missing, a value out of range. */
+function queryProblems(operation: Operation, query: URLSearchParams): string[] {
+  const doc = documents.get(operation.doc) as Json;
+  const problems: string[] = [];
+  ((operation.node.parameters ?? []) as Json[]).forEach((node, index) => {
+    const pointer = typeof node.$ref === 'string' ? node.$ref : `${operation.pointer}/parameters/${index}`;
+    const parameter = pointerIn(doc, pointer) as Json;
+    if (parameter.in !== 'query') return;
+    const given = query.get(String(parameter.name));
+    if (given === null) {
+      if (parameter.required === true) problems.push(`no query parameter ${String(parameter.name)}, which its description requires`);
+      return;
+    }
+    let schema = parameter.schema as Json;
+    if (typeof schema.$ref === 'string') schema = pointerIn(doc, schema.$ref) as Json;
+    // A query holds strings: read it as the schema's type says, as a server would.
+    const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+    const value = type === 'integer' || type === 'number' ? (/^-?\d+(\.\d+)?$/.test(given) ? Number(given) : given) : type === 'boolean' ? (given === 'true' ? true : given === 'false' ? false : given) : type === 'array' ? given.split(',') : given;
+    const errors = validateAt(operation.doc, `${pointer}/schema`, value);
+    if (errors) problems.push(`the query parameter ${String(parameter.name)}=${given}, which its description does not allow: ${errors}`);
+  });
+  return problems;
+}
+
+/** Validates `value` against the schema at `pointer` in a description, compiled once. */
+function validateAt(docName: string, pointer: string, value: unknown): string | undefined {
+  const key = `${docName}${pointer}`;
+  let check = compiled.get(key);
+  if (!check) {
+    check = theAjv().compile({ $ref: `${docName}${pointer}` });
+    compiled.set(key, check);
+  }
+  return check(value) ? undefined : (check.errors ?? []).map((error) => `${error.instancePath || 'the value'} ${error.message ?? 'is not allowed'}`).join('; ');
 }
 
 /** Validates `value` against the schema at `where` under the operation; a line naming each field at fault, or undefined. */
