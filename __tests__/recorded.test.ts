@@ -2,7 +2,13 @@
 // it was seen: the emulator sends those words, so what the action matches is GitHub's own text.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import { readFileSync } from 'node:fs';
+import { DEFAULT_API_KEY, startPlatformEmulator } from '../emulator/platform.ts';
 import { RECORDED_GITHUB, githubSays } from '../emulator/recorded.ts';
+
+const RECORDED_PLATFORM = JSON.parse(readFileSync('emulator/recorded/platform.json', 'utf8')) as {
+  answers: Record<string, { status: number; message: string; file?: string; pointer?: string; source: string }>;
+};
 
 const TOKEN = 'ghs_emulator_token';
 let github: GitHubEmulator;
@@ -56,5 +62,33 @@ describe('recorded answers', () => {
 
     const moved = await openPull('acme/moved');
     expect(await merge('acme/moved', moved, '0'.repeat(40))).toEqual({ status: 409, message: RECORDED_GITHUB.answers['merge.head-branch-modified']?.message });
+  });
+});
+
+describe("the platform's recorded words", () => {
+  it('each is what its source file says, at the place it names', () => {
+    for (const [id, answer] of Object.entries(RECORDED_PLATFORM.answers)) {
+      expect([id, answer.source]).toEqual([id, expect.stringMatching(/mintlify\/docs/)]);
+      if (!answer.file || !answer.pointer) continue;
+      const doc = JSON.parse(readFileSync(`openapi/${answer.file}`, 'utf8')) as Record<string, unknown>;
+      const said = answer.pointer
+        .split('/')
+        .slice(1)
+        .reduce<unknown>((node, part) => (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+      expect([id, said]).toEqual([id, answer.message]);
+    }
+  });
+
+  it("the emulator answers a missing agent job and bad feedback parameters in the platform's words", async () => {
+    const platform = await startPlatformEmulator();
+    try {
+      const get = (path: string) => fetch(`${platform.url}${path}`, { headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } });
+      const missing = await get('/v2/agent/proj_1/job/no-such-job');
+      expect([missing.status, ((await missing.json()) as { error: string }).error]).toEqual([404, RECORDED_PLATFORM.answers['agent.get.not-found']?.message]);
+      const bad = await get('/v1/analytics/proj_1/feedback/by-page?dateFrom=yesterday');
+      expect([bad.status, ((await bad.json()) as { error: string }).error]).toEqual([400, RECORDED_PLATFORM.answers['analytics.bad-query']?.message]);
+    } finally {
+      await platform.close();
+    }
   });
 });
