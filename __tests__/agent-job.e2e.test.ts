@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { startAction } from '../emulator/runner.ts';
-import { type PublishRun, runInProcess } from './in-process.ts';
+import { type PublishRun, runInProcess, startInProcess } from './in-process.ts';
 
 const BUNDLE = 'dist/agent-job/index.js';
 const PROJECT = 'proj_docs';
@@ -177,6 +177,20 @@ describe('agent-job: errors a person can act on', () => {
     expect(run.stdout).toContain(
       `::error::The agent job ${id} did not end within the timeout (3s): it was still active after 3 s. The job goes on on the server: re-run with job-id: ${id} to wait on it again, or raise timeout.`
     );
+  });
+
+  it('a poll still out when the timeout comes reports the timeout, with the status last seen', async () => {
+    // What a loaded machine did to the test above (2 of 5 runs): the look at 2 s had its answer
+    // late, the step's time ran out under it, and the step reported the cut request with no status.
+    const id = emulator.seedAgentJob({ projectId: PROJECT, runMs: 60_000 });
+    const action = startInProcess(agentJob, inputs({ 'job-id': id, timeout: '3s' }));
+    await action.waitFor('active · the agent is working');
+    emulator.addFault({ route: 'agent-get', kind: 'hang' });
+    const run = await action.done;
+    expect(run.code).toBe(1);
+    expect(calls('agent-get')).toBe(2);
+    expect(run.outputs).toMatchObject({ 'job-id': id, status: 'active' });
+    expect(run.stdout).toContain(`::error::The agent job ${id} did not end within the timeout (3s): it was still active after 3 s.`);
   });
 
   it('ends soon after SIGTERM and names the job that goes on', async () => {

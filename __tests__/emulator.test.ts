@@ -6,6 +6,7 @@ import { startPlatformEmulator } from '../emulator/platform.ts';
 import type { EmulatorOptions, FeedbackEntry, PlatformEmulator } from '../emulator/platform.ts';
 import { startFromArgs } from '../emulator/cli.ts';
 import { parseGitHubFault } from '../emulator/github-faults.ts';
+import { offContract } from './contract.ts';
 
 const KEY = 'mint_test_admin_key';
 const T0 = Date.parse('2026-11-21T23:01:02.000Z');
@@ -145,6 +146,8 @@ describe('static export', () => {
   });
 
   it('rejects bad keys, bad bodies, unknown jobs and early bundles', async () => {
+    // Bodies the description does not allow, sent to see the emulator refuse them.
+    offContract(/received POST \/v1\/static-export\/jobs \(startStaticExportJob\) with a request body/);
     await start();
     for (const key of ['mint_wrong', null]) {
       const reply = await api('/v1/static-export/jobs', { body: { domain: 'docs.example.com' }, key });
@@ -174,6 +177,8 @@ describe('static export', () => {
   });
 
   it('follows the profile: failure, stall, reset and an unknown status word', async () => {
+    // A status word the enum does not list, as real servers send (shared/CONTEXT.md).
+    offContract(/\/status must be equal to one of the allowed values/);
     await start({ profile: { queuedMs: 0, runMs: 1000, failAt: 50, error: 'Rendering failed on page /guides/broken: boom' } });
     const failing = (await api('/v1/static-export/jobs', { body: { domain: 'docs.example.com' } })).body.jobId;
     now = T0 + 400;
@@ -277,6 +282,8 @@ describe('faults', () => {
 
 describe('agent jobs', () => {
   it('runs a job from active to completed with a pull request', async () => {
+    // An empty and a missing prompt, sent to see the emulator refuse them.
+    offContract(/received POST \/v2\/agent\/\{projectId\}\/job .* with a request body/);
     await start({ agent: { runMs: 1500 } });
     const created = await api('/v2/agent/proj_1/job', { body: { prompt: 'Document the new endpoint' } });
     expect(created.status).toBe(201);
@@ -361,6 +368,8 @@ describe('feedback by page', () => {
   });
 
   it('answers 400 with details for bad parameters', async () => {
+    // Parameters the description does not allow, sent to see the emulator refuse them.
+    offContract(/feedback\/by-page .* with the query parameter (limit|source)=/);
     await start({ feedback });
     expect(await byPage('dateFrom=yesterday')).toMatchObject({
       status: 400,
@@ -375,6 +384,7 @@ describe('feedback by page', () => {
   });
 
   it('shares an hourly limit across analytics requests and answers faults with details', async () => {
+    offContract(/feedback\/by-page .* with the query parameter limit=0,/);
     await start({ feedback, analyticsLimitPerHour: 2 });
     expect((await byPage('')).status).toBe(200);
     expect((await byPage('limit=0')).status).toBe(400);

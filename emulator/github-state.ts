@@ -3,6 +3,7 @@
 // change raises. No HTTP here: github.ts parses requests, calls in here and writes the answers.
 import { createHash } from 'node:crypto';
 import { diff3Merge } from 'node-diff3';
+import { githubSays } from './recorded.ts';
 
 export interface Policy {
   /** The workflow's own token (an installation token, ghs_…); contentsWrite and pullRequestsWrite are its permissions. */
@@ -548,7 +549,7 @@ export class GitHubState {
     if (!['merge', 'squash', 'rebase'].includes(method)) throw new ApiError(422, 'Validation Failed', { errors: [{ resource: 'PullRequest', field: 'merge_method', code: 'invalid' }] });
     if (!this.mergeMethodsOf(repo).includes(method)) throw new ApiError(405, NOT_ALLOWED[method]);
     if (pull.state !== 'open') throw new ApiError(405, 'Pull Request is not mergeable');
-    if (options.sha !== undefined && options.sha !== repo.branches.get(pull.head)) throw new ApiError(409, 'Head branch was modified. Review and try the merge again.');
+    if (options.sha !== undefined && options.sha !== repo.branches.get(pull.head)) throw new ApiError(409, githubSays('merge.head-branch-modified'));
     // A person who merges through the control API is a reviewer with the rights to: the rules are met.
     if (!options.person) this.checkRules(repo, pull, token);
     const sha = this.mergedCommit(repo, pull, method, token, options);
@@ -571,11 +572,11 @@ export class GitHubState {
     if (!rules || rules.bypass?.includes(token)) return;
     const needed = rules.requiredApprovingReviews ?? 0;
     if (pull.approvals < needed) {
-      throw new ApiError(405, needed === 1 ? 'At least 1 approving review is required by reviewers with write access.' : `At least ${needed} approving reviews are required by reviewers with write access.`);
+      throw new ApiError(405, needed === 1 ? githubSays('merge.approving-review-required') : `At least ${needed} approving reviews are required by reviewers with write access.`);
     }
     const head = repo.branches.get(pull.head) ?? '';
     const missing = rules.requiredStatusChecks?.find((context) => !repo.passedChecks.has(`${head} ${context}`));
-    if (missing !== undefined) throw new ApiError(405, `Required status check "${missing}" is expected.`);
+    if (missing !== undefined) throw new ApiError(405, githubSays('merge.required-status-check-expected', { context: missing }));
   }
 
   /** Test set-up: branch protection on `branch` (undefined removes it). */

@@ -5,6 +5,8 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type GitHubFault, GitHubFaults, operationOf } from './github-faults.ts';
+import { contractCheck } from './contract-check.ts';
+import { FULL_REPOSITORY_EXTRAS, fileLinks, fullPullRequestExtras, labelExtras, pullRequestExtras, repositoryJson, restCommitExtras, userJson } from './github-json.ts';
 import { ApiError, type BranchRules, type EmulatedPull, GitHubState, type MergeMethod, type Policy, type Repository, type StoredCommit, type TreeEntry, blobSha, fullNameOf, repositoryPermissions, sha1 } from './github-state.ts';
 
 export interface GitHubEmulator {
@@ -116,7 +118,7 @@ function commitJson(url: string, repo: Repository, commit: StoredCommit): unknow
 /** A commit as the REST commits API (and compare) shows it: the git object under `commit`. */
 function restCommitJson(url: string, repo: Repository, commit: StoredCommit): unknown {
   const git = commitJson(url, repo, commit) as { parents: unknown };
-  return { sha: commit.sha, url: apiUrl(url, repo, `/commits/${commit.sha}`), html_url: `${url}/${fullNameOf(repo)}/commit/${commit.sha}`, commit: git, parents: git.parents };
+  return { sha: commit.sha, url: apiUrl(url, repo, `/commits/${commit.sha}`), html_url: `${url}/${fullNameOf(repo)}/commit/${commit.sha}`, ...restCommitExtras(url, repo, commit), commit: { ...git, comment_count: 0 }, parents: git.parents };
 }
 
 function pullJson(url: string, repo: Repository, pull: EmulatedPull): unknown {
@@ -124,9 +126,12 @@ function pullJson(url: string, repo: Repository, pull: EmulatedPull): unknown {
     label: `${repo.owner}:${ref}`,
     ref,
     sha: repo.branches.get(ref) ?? null,
-    repo: { name: repo.name, full_name: fullNameOf(repo), owner: { login: repo.owner } }
+    user: userJson(url, repo.owner),
+    repo: repositoryJson(url, repo)
   });
   return {
+    ...pullRequestExtras(url, repo, pull),
+    ...fullPullRequestExtras(url, pull),
     url: apiUrl(url, repo, `/pulls/${pull.number}`),
     id: pull.number,
     node_id: `PR_${pull.number}`,
@@ -135,7 +140,7 @@ function pullJson(url: string, repo: Repository, pull: EmulatedPull): unknown {
     state: pull.state,
     title: pull.title,
     body: pull.body === '' ? null : pull.body,
-    labels: pull.labels.map(labelJson),
+    labels: pull.labels.map(labelJson(url, repo)),
     head: side(pull.head),
     base: side(pull.base),
     draft: false,
@@ -146,8 +151,13 @@ function pullJson(url: string, repo: Repository, pull: EmulatedPull): unknown {
   };
 }
 
-function labelJson(name: string): unknown {
-  return { id: Number.parseInt(sha1(name).slice(0, 8), 16), name, color: 'ededed', default: false, description: null };
+function labelJson(url: string, repo: Repository): (name: string) => unknown {
+  return (name) => ({ id: Number.parseInt(sha1(name).slice(0, 8), 16), ...labelExtras(url, repo, name), name, color: 'ededed', default: false, description: null });
+}
+
+/** A compared file's links, as compare shows them (the blob and raw links at the head). */
+function compareFileLinks(url: string, repo: Repository, head: string, path: string): Record<string, string> {
+  return { blob_url: `${url}/${fullNameOf(repo)}/blob/${head}/${path}`, raw_url: `${url}/${fullNameOf(repo)}/raw/${head}/${path}`, contents_url: apiUrl(url, repo, `/contents/${path}?ref=${head}`) };
 }
 
 function stringField(body: Record<string, unknown>, name: string): string | undefined {
@@ -165,13 +175,19 @@ const ROUTES: Route[] = [
       return {
         status: 200,
         body: {
+          url: apiUrl(url, repo, `/compare/${params[0]}...${params[1]}`),
+          html_url: `${url}/${fullNameOf(repo)}/compare/${params[0]}...${params[1]}`,
+          permalink_url: `${url}/${fullNameOf(repo)}/compare/${compared.mergeBase.sha}...${compared.ahead.at(-1)?.sha ?? compared.mergeBase.sha}`,
+          diff_url: `${url}/${fullNameOf(repo)}/compare/${params[0]}...${params[1]}.diff`,
+          patch_url: `${url}/${fullNameOf(repo)}/compare/${params[0]}...${params[1]}.patch`,
+          base_commit: restCommitJson(url, repo, compared.mergeBase),
           status: compared.status,
           ahead_by: compared.ahead.length,
           behind_by: compared.behindBy,
           total_commits: compared.ahead.length,
           merge_base_commit: restCommitJson(url, repo, compared.mergeBase),
           commits: compared.ahead.map((commit) => restCommitJson(url, repo, commit)),
-          files: compared.files.map((file) => ({ ...file, sha: null, additions: 0, deletions: 0, changes: 0 }))
+          files: compared.files.map((file) => ({ ...file, sha: null, additions: 0, deletions: 0, changes: 0, ...compareFileLinks(url, repo, params[1] as string, file.filename) }))
         }
       };
     }
@@ -208,15 +224,8 @@ const ROUTES: Route[] = [
       return {
         status: 200,
         body: {
-          id: Number.parseInt(sha1(fullNameOf(repo)).slice(0, 8), 16),
-          name: repo.name,
-          full_name: fullNameOf(repo),
-          node_id: state.nodeId(repo),
-          owner: { login: repo.owner },
-          private: false,
-          html_url: `${url}/${fullNameOf(repo)}`,
-          url: apiUrl(url, repo, ''),
-          default_branch: repo.defaultBranch,
+          ...repositoryJson(url, repo),
+          ...FULL_REPOSITORY_EXTRAS,
           // Settings → General → Pull Requests: the merge methods the repository allows.
           allow_merge_commit: state.mergeMethodsOf(repo).includes('merge'),
           allow_squash_merge: state.mergeMethodsOf(repo).includes('squash'),
@@ -234,7 +243,18 @@ const ROUTES: Route[] = [
       const branch = params[0] as string;
       const sha = repo.branches.get(branch);
       if (sha === undefined) throw new ApiError(404, 'Branch not found');
-      return { status: 200, body: { name: branch, commit: restCommitJson(url, repo, repo.commits.get(sha)!), protected: repo.rules.has(branch) } };
+      const branchUrl = apiUrl(url, repo, `/branches/${branch}`);
+      return {
+        status: 200,
+        body: {
+          name: branch,
+          commit: restCommitJson(url, repo, repo.commits.get(sha)!),
+          _links: { self: branchUrl, html: `${url}/${fullNameOf(repo)}/tree/${branch}` },
+          protected: repo.rules.has(branch),
+          protection: { enabled: repo.rules.has(branch), required_status_checks: { enforcement_level: repo.rules.has(branch) ? 'non_admins' : 'off', contexts: [], checks: [] } },
+          protection_url: `${branchUrl}/protection`
+        }
+      };
     }
   },
   {
@@ -343,7 +363,8 @@ const ROUTES: Route[] = [
             path,
             content: large ? '' : base64Wrapped(content),
             sha: blobSha(content),
-            ...links(path)
+            ...links(path),
+            ...fileLinks(url, repo, ref, path, blobSha(content))
           }
         };
       }
@@ -356,7 +377,7 @@ const ROUTES: Route[] = [
         children.set(first as string, rest.length > 0 ? 'dir' : 'file');
       }
       if (children.size === 0) throw new ApiError(404, 'Not Found');
-      const entries = [...children].sort().map(([name, type]) => ({ type, name, path: `${prefix}${name}`, ...links(`${prefix}${name}`) }));
+      const entries = [...children].sort().map(([name, type]) => ({ type, name, path: `${prefix}${name}`, size: 0, sha: sha1(`${sha}:${prefix}${name}`), ...links(`${prefix}${name}`), ...fileLinks(url, repo, ref, `${prefix}${name}`, null) }));
       return { status: 200, body: entries };
     }
   },
@@ -405,11 +426,11 @@ const ROUTES: Route[] = [
     pattern: /^\/issues\/(\d+)\/labels$/,
     doc: `${DOCS}/issues/labels#add-labels-to-an-issue`,
     needs: 'pulls',
-    handle: ({ state, repo, params, body }) => {
+    handle: ({ state, url, repo, params, body }) => {
       // GitHub takes either {labels: [...]} or a bare array of names.
       const given = Array.isArray(body) ? body : body['labels'];
       const names = Array.isArray(given) ? given.map(String) : [];
-      return { status: 200, body: state.addLabels(repo, params[0] as string, names).map(labelJson) };
+      return { status: 200, body: state.addLabels(repo, params[0] as string, names).map(labelJson(url, repo)) };
     }
   },
   {
@@ -417,7 +438,7 @@ const ROUTES: Route[] = [
     pattern: /^\/issues\/(\d+)\/labels\/(.+)$/,
     doc: `${DOCS}/issues/labels#remove-a-label-from-an-issue`,
     needs: 'pulls',
-    handle: ({ state, repo, params }) => ({ status: 200, body: state.removeLabel(repo, params[0] as string, params[1] as string).map(labelJson) })
+    handle: ({ state, url, repo, params }) => ({ status: 200, body: state.removeLabel(repo, params[0] as string, params[1] as string).map(labelJson(url, repo)) })
   }
 ];
 
@@ -474,6 +495,7 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
   const requests: { method: string; path: string; status: number }[] = [];
   let requestCount = 0;
   const faults = new GitHubFaults();
+  const checkContract = contractCheck('github');
 
   function answer(method: string, pathname: string, query: URLSearchParams, headers: IncomingMessage['headers'], raw: string): Reply {
     let doc = DOCS;
@@ -530,6 +552,7 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
         } catch (error) {
           reply = { status: 500, body: { message: `emulator error: ${String(error)}`, documentation_url: DOCS, status: '500' } };
         }
+        checkContract?.({ method, path, requestBody: Buffer.concat(chunks).toString('utf8'), status: reply.status, answer: reply.body });
         if (fault?.kind === 'lost') {
           // Done, but the answer never arrives.
           requests.push({ method, path, status: 0 });

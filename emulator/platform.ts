@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AFTER_ANSWER, type Answer, FAULT_KINDS, type Fault, type RouteName, PlatformFaults, ROUTE_NAMES, faultAnswer, oversize, s3Error, trickle } from './platform-faults.ts';
+import { contractCheck } from './contract-check.ts';
 import { DEPLOYMENT_FAULTS, type DeploymentFault, type Deployments } from './deployments.ts';
 import {
   type AgentJobRecord,
@@ -293,6 +294,7 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
   const { clock, deployments, exportJobs } = state;
   const requests: RecordedRequest[] = [];
   const faults = new PlatformFaults();
+  const checkContract = contractCheck('platform');
   let storageUrl = '';
 
   function control(method: string, url: URL, body: string): Answer {
@@ -362,6 +364,7 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
       if (fault?.kind === '502-taken') answer = { status: 502, bytes: Buffer.from('<html><body><h1>502 Bad Gateway</h1></body></html>'), contentType: 'text/html' };
       if (fault?.kind === 'bad-expiry' && answer.json && typeof answer.json === 'object') answer = { ...answer, json: { ...(answer.json as object), expiresAt: 'in 7 days' } };
       record.status = answer.status;
+      if (!fault) checkContract?.({ method, path: req.url ?? '/', requestBody: body.text, status: answer.status, answer: answer.json });
       if (fault?.kind === 'trickle') return trickle(res, answer);
       send(res, answer, method === 'HEAD', truncate);
     };

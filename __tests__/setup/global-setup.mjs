@@ -1,7 +1,12 @@
 // Once per `npm test`, before any worker starts: the processes the tests start (the bundles under
-// dist/, through emulator/runner.ts) load the network guard too. Workers inherit this environment.
+// dist/, through emulator/runner.ts) load the network guard too, and every emulator checks its
+// answers against the real APIs' descriptions. Workers inherit this environment.
 import { fileURLToPath } from 'node:url';
 
 export default function globalSetup() {
   process.env.NETWORK_GUARD = fileURLToPath(new URL('./network-guard-child.mjs', import.meta.url));
+  // Every emulator a test starts, in a worker or in a process the test starts, checks what it
+  // answers and receives against the real APIs' descriptions (emulator/contract-check.ts).
+  // EMULATOR_CONTRACT_CHECK=0 turns it off, to measure what it costs.
+  process.env.EMULATOR_CONTRACT_CHECK ??= '1';
 }

@@ -3,12 +3,15 @@
 import { AGENT_FINAL_STATUSES, type AgentJob, createAgentJob, getAgentJob } from '../platform/agent.ts';
 import type { ApiClient } from '../platform/transport.ts';
 import { AgentSchedule } from '../wait/agent-schedule.ts';
-import { type JobRunOptions, waitUntilFinal } from '../wait/wait.ts';
+import { type JobRunOptions, WaitTimeoutError, waitUntilFinal } from '../wait/wait.ts';
+import { type Deadline, DeadlineError } from '../action/deadline.ts';
 
 export type AgentPlan = { start: { prompt: string } } | { follow: string };
 
 export interface AgentRunOptions extends JobRunOptions {
   projectId: string;
+  /** The step's deadline, which bounds each request too: the wait ends on the same clock. */
+  deadline?: Deadline;
 }
 
 export interface AgentRunResult {
@@ -36,7 +39,9 @@ export async function runAgentJob(client: ApiClient, plan: AgentPlan, options: A
   );
 
   let lastStatus = '';
+  let last = first;
   const seen = (job: AgentJob) => {
+    last = job;
     if (job.status === lastStatus) return; // a line per change, not per poll
     lastStatus = job.status;
     options.log(agentStatusLine(job, now() - began));
@@ -47,13 +52,18 @@ export async function runAgentJob(client: ApiClient, plan: AgentPlan, options: A
     poll: () => getAgentJob(client, options.projectId, first.id),
     isFinal: isAgentJobFinal,
     schedule: new AgentSchedule(options.limits),
-    deadline: began + options.timeoutMs,
+    deadline: options.deadline?.at ?? began + options.timeoutMs,
     signal: options.signal,
     initial: first,
     onPoll: seen,
     waitingOn: 'agent job',
     began,
     now
+  }).catch((error: unknown) => {
+    // A poll whose answer was still out when the step's time ran out is cut by that deadline: that is
+    // the timeout, and the person needs the status last seen and the job id, not the cut request.
+    if (error instanceof DeadlineError) throw new WaitTimeoutError(last, 'agent job', now() - began);
+    throw error;
   });
   return { job, started, waitedMs: now() - began };
 }

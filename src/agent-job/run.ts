@@ -27,6 +27,7 @@ export async function run(cancellation = new Cancellation()): Promise<void> {
     const result = await runAgentJob(client, inputs.plan, {
       projectId: inputs.projectId,
       timeoutMs: inputs.timeoutMs,
+      deadline,
       ...stepWait(cancellation, inputs.limits),
       onJob: (id) => {
         jobId = id;

@@ -3,6 +3,7 @@
 // private beta, so a route may move or change under the action. A 404 that a route declares keeps its
 // own meaning (no such job); any other 404, and any 405, says the route is not where the contract
 // puts it, and is named as the platform's API having changed, not as one more HTTP error.
+// The descriptions themselves are in openapi/platform/ (one file per title, listed in openapi/README.md).
 
 interface Route {
   method: string;
