@@ -68,14 +68,24 @@ describe('a run against a platform whose API moved', () => {
   const exportDocs = (inputs: Record<string, string> = {}) =>
     runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', ...QUICK_POLLS, ...inputs });
 
-  it('a start answered 404 says the API may have changed, naming the contract, and is not retried', async () => {
+  it('a start answered 404 is read as the platform having moved to its project-scoped routes: without project-id, refused before any project-scoped start, naming the API keys page', async () => {
     platform.addFault({ route: 'start', kind: '404' });
     const run = await exportDocs();
     expect(run.code).toBe(1);
     expect(run.log).toContain(
-      "::error::Exporting docs.example.com failed: POST /v1/static-export/jobs answered 404, which the contract this action speaks (Mintlify Static Export API 1.0.0) does not declare for that route: the platform's API may have changed."
+      "::error::Input 'project-id': is required to export: the platform's static export API has moved to project-scoped routes (POST /v1/static-export/jobs is gone), which name the project. Nothing was exported. Copy your project id from the API keys page of the dashboard (https://app.mintlify.com/settings/organization/api-keys)"
     );
-    expect(platform.requests.filter((r) => r.route === 'start')).toHaveLength(1);
+    expect(platform.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/static-export/jobs']);
+  });
+
+  it('a start answered 404 on both shapes\' routes says the API may have changed, naming the next contract, and is not retried', async () => {
+    platform.addFault({ route: 'start', kind: '404' });
+    const run = await exportDocs({ 'project-id': 'proj_1', 'wait-for-deployment': 'false' });
+    expect(run.code).toBe(1);
+    expect(run.log).toContain(
+      "::error::Exporting docs.example.com failed: POST /v1/static-export/proj_1/jobs answered 404, which the contract this action speaks (Mintlify Static Export API 1.0.0, project-scoped (mintlify/docs decfe56)) does not declare for that route: the platform's API may have changed, unless project-id names no project this key can see."
+    );
+    expect(platform.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/static-export/jobs', 'POST /v1/static-export/proj_1/jobs']);
   });
 
   it('a generate answered 405 says the same', async () => {

@@ -417,7 +417,8 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
   ];
   if (published.domain) lines.push(`| Domain | ${published.domain} |`);
   if (published.docsCommit) lines.push(`| Docs commit | \`${published.docsCommit.sha.slice(0, 12)}\` from ${published.docsCommit.branch} |`);
-  lines.push(`| Pages exported | ${job.pageCount} |`, `| Bundle size | ${formatBytes(bundle.sizeBytes)} |`);
+  if (job.pageCount !== undefined) lines.push(`| Pages exported | ${job.pageCount} |`);
+  lines.push(`| Bundle size | ${formatBytes(bundle.sizeBytes)} |`);
   const deployedExpiry = deployedLink ? linkExpiry(deployedLink) : undefined;
   if (deployedExpiry) lines.push(`| Production's link expires | ${formatUtc(deployedExpiry.toISOString())} |`);
   lines.push(`| New link expires | ${newExpiry} |`, '');

@@ -7,7 +7,7 @@ import { explainPublishError, exportTimeout } from './errors.ts';
 import { rm } from 'node:fs/promises';
 import * as core from '@actions/core';
 import { githubClient } from '../github/client.ts';
-import { type Bundle, generateBundle, getExport } from '../platform/static-export.ts';
+import { type Bundle, StaticExportMovedError, generateBundle, getExport } from '../platform/static-export.ts';
 import { ApiError, type ApiClient } from '../platform/transport.ts';
 import { type DownloadedBundle, checkDownloadPath, downloadBundle } from '../bundle/download.ts';
 import { PublishInput, PublishOutput as Output } from '../action/constants.ts';
@@ -114,7 +114,7 @@ export async function run(cancellation = new Cancellation(), options: RunOptions
   const inputs = readInputs(readPublishInputs);
   if (!inputs) return;
   const deadline = new Deadline(inputs.timeoutMs);
-  const client = platformClient(inputs, cancellation, { deadline });
+  const client = platformClient(inputs, cancellation, { deadline, projectId: inputs.projectId });
   const octokit = inputs.config
     ? githubClient(inputs.config.token, { deadline, requestTimeoutMs: inputs.requestTimeoutMs, signal: cancellation.signal, log: (line) => core.info(line), secondMs: options.githubSecondMs })
     : undefined;
@@ -322,7 +322,7 @@ async function exportAndPropose(
   progress.exported = exported;
   maskLink(exported.bundle.bundleUrl);
   const jobId = exported.job.jobId;
-  core.info(`Bundle ready: ${exported.job.pageCount} pages, link valid until ${exported.bundle.expiresAt}${published ? `, holding ${published.sha.slice(0, 7)} from ${published.branch}` : ''}.`);
+  core.info(`Bundle ready: ${exported.job.pageCount === undefined ? '' : `${exported.job.pageCount} pages, `}link valid until ${exported.bundle.expiresAt}${published ? `, holding ${published.sha.slice(0, 7)} from ${published.branch}` : ''}.`);
   // Download before proposing the link: a bundle that fails its checks must not reach the deployment.
   // With config-path it is also compared with production's, unless it is the export production serves,
   // or the one the open pull request proposes: that one passed the gate when it was proposed.
@@ -585,7 +585,7 @@ async function writeSummary(outcome: Outcome, inputs: PublishInputs, current: Cu
 function exportOutputs({ job, bundle }: ExportResult, hosted = false): Record<string, string> {
   return {
     [Output.JobId]: job.jobId,
-    ...(hosted ? {} : { [Output.Status]: job.status, [Output.PageCount]: String(job.pageCount) }),
+    ...(hosted ? {} : { [Output.Status]: job.status, ...(job.pageCount === undefined ? {} : { [Output.PageCount]: String(job.pageCount) }) }),
     [Output.BundleUrl]: bundle.bundleUrl,
     [Output.ExpiresAt]: bundle.expiresAt === 'never' ? 'never' : new Date(bundle.expiresAt).toISOString(),
     [Output.SizeBytes]: String(bundle.sizeBytes)
@@ -745,6 +745,8 @@ async function exportCreatedAt(client: ApiClient, jobId: string): Promise<string
     return (await getExport(client, jobId)).createdAt;
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return undefined;
+    // A job of the platform's earlier API, where only the new one answers: its age cannot be read.
+    if (error instanceof StaticExportMovedError) return undefined;
     throw error;
   }
 }

@@ -89,14 +89,14 @@ function sha256Line(sha256: string, path: string): string {
   return `${sha256}  ${basename(path)}\n`;
 }
 
-/** Size and SHA-256 of an archive on disk (streamed), refusing one that is not gzip. */
+/** Size and SHA-256 of an archive on disk (streamed), refusing one that is neither gzip nor zip. */
 export async function readArchive(input: string, path: string): Promise<{ sha256: string; bytes: number }> {
   const hash = createHash('sha256');
   let bytes = 0;
   let head = Buffer.alloc(0);
   try {
     for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
-      if (head.length < 2) head = Buffer.concat([head, chunk.subarray(0, 2)]);
+      if (head.length < 4) head = Buffer.concat([head, chunk.subarray(0, 4 - head.length)]);
       hash.update(chunk);
       bytes += chunk.length;
     }
@@ -104,12 +104,22 @@ export async function readArchive(input: string, path: string): Promise<{ sha256
     const code = (error as NodeJS.ErrnoException).code;
     throw new ArchiveError(`${input} '${path}' cannot be read (${code ?? String(error)}). Point it at the archive kept by the exporting job (its keep-archive).`);
   }
-  if (!isGzip(head)) throw new ArchiveError(`${input} '${path}' is not a gzip archive (it does not start with 1f 8b). Point it at the .tar.gz the exporting job kept.`);
+  if (!archiveKind(head)) throw new ArchiveError(`${input} '${path}' is neither a gzip archive nor a zip (it starts with neither 1f 8b nor 50 4b 03 04). Point it at the archive the exporting job kept (its archive-path output).`);
   return { sha256: hash.digest('hex'), bytes };
 }
 
 export function isGzip(head: Buffer): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+}
+
+/**
+ * What the platform's archive is, by its first bytes: today's API serves a gzip'd tar
+ * (bundle.tar.gz, application/gzip), its project-scoped API a zip (export.zip, application/zip).
+ */
+export function archiveKind(head: Buffer): { name: 'gzip' | 'zip'; contentType: string } | undefined {
+  if (isGzip(head)) return { name: 'gzip', contentType: 'application/gzip' };
+  if (head.length >= 4 && head.readUInt32BE(0) === 0x504b0304) return { name: 'zip', contentType: 'application/zip' };
+  return undefined;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -8,7 +8,7 @@ import { formatBytes, formatSeconds } from '../action/format.ts';
 import type { Deadline } from '../action/deadline.ts';
 import { retryTransient } from '../wait/backoff.ts';
 import { dnsAdvice, isDnsCode, networkCode } from '../action/network.ts';
-import { isGzip } from './kept-archive.ts';
+import { archiveKind } from './kept-archive.ts';
 
 export interface PodCheckOptions {
   /** Bytes the object must have: the kept archive's size. */
@@ -90,20 +90,20 @@ async function checkOnce(url: string, options: PodCheckOptions): Promise<PodChec
   let head = Buffer.alloc(0);
   try {
     for await (const chunk of response as AsyncIterable<Buffer>) {
-      if (head.length < 2) head = Buffer.concat([head, chunk.subarray(0, 2)]);
+      if (head.length < 4) head = Buffer.concat([head, chunk.subarray(0, 4 - head.length)]);
       bytes += chunk.length;
       hash?.update(chunk);
       if (bytes > options.expectedBytes) break;
       // Without check-sha256, the first bytes and the declared length are enough.
-      if (!hash && length !== undefined && head.length >= 2) break;
+      if (!hash && length !== undefined && head.length >= 4) break;
     }
   } catch (error) {
     throw new PodCheckError(`The check of ${url} lost the connection (${(error as NodeJS.ErrnoException).code ?? 'reset'}).`, undefined, true);
   } finally {
     response.destroy();
   }
-  if (!isGzip(head)) {
-    throw new PodCheckError(`${url} answered 200, but not with a gzip archive (it starts with ${head.toString('hex') || 'nothing'}): the pods would get that page instead of the bundle. A login page or an error page of a proxy often looks like this. Nothing was proposed.`, status);
+  if (!archiveKind(head)) {
+    throw new PodCheckError(`${url} answered 200, but not with the archive (neither gzip nor zip: it starts with ${head.toString('hex') || 'nothing'}): the pods would get that page instead of the bundle. A login page or an error page of a proxy often looks like this. Nothing was proposed.`, status);
   }
   if (length === undefined || hash) {
     if (bytes !== options.expectedBytes) throw wrongSize(url, bytes, options.expectedBytes);
