@@ -96,7 +96,7 @@ async function pause(client: ApiClient, ms: number, began: number): Promise<void
 }
 
 function rateLimited(error: ApiError): StaticExportRefusal {
-  const server = error.serverMessage ? ` The platform said: "${error.serverMessage}".` : '';
+  const server = error.serverMessage ? ` The platform said: "${error.serverMessage}"` : '';
   const reference = error.requestId ? ` (request id ${error.requestId})` : '';
   // A Retry-After the deadline could hold was waited for by the transport: only a longer one, or none, ends here.
   const when =

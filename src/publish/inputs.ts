@@ -231,9 +231,8 @@ function checkWithoutConfig(): void {
 
 /** keep-archive keeps one file, named as the archive is: a folder or another extension would mislead the next step. */
 function checkArchiveName(given: string): void {
-  if (/[\\/]$/.test(given)) {
-    throw new InputError(Input.KeepArchive, `'${given}' names a folder, but keep-archive keeps one file: give its name, for example ${given}bundle.tar.gz.`);
-  }
+  // A folder keeps the archive under the platform's own name (bundle.tar.gz or export.zip): see kept-archive.ts.
+  if (/[\\/]$/.test(given)) return;
   if (!/\.(tar\.gz|tgz|zip)$/i.test(given)) {
     throw new InputError(Input.KeepArchive, `'${given}' does not end in .tar.gz, .tgz or .zip, the archive's own extensions: name it as the archive is, for example ${given.replace(/\.[^./]*$/, '')}.tar.gz (the platform serves a gzip'd tar).`);
   }

@@ -43,7 +43,8 @@ import { type DownloadedSite, writeFailureSummary, writeHostedSummary, writeLeft
 import { Deadline } from '../action/deadline.ts';
 import { type Comparison, DeploymentFailedError, LOG_LINES_SHOWN, type Publication, waitForPublication } from './publication.ts';
 import { durableUrl, jobIdFromDurableUrl } from '../storage/durable-url.ts';
-import { checkKeepArchivePath, readArchive } from '../storage/kept-archive.ts';
+import { checkKeepArchivePath, namesFolder, readArchive } from '../storage/kept-archive.ts';
+import { basename } from 'node:path';
 import { checkLinkMargin, type ShortLink } from '../storage/link-margin.ts';
 import { checkAsPod } from '../storage/pod-check.ts';
 import { ContentGateError, compareWithProduction, contentDiffSection, judgeContent, readArchiveFile } from './content-diff.ts';
@@ -671,7 +672,7 @@ async function download(
       shownAs: target?.given ?? (writeFiles ? 'a temporary folder (checked, then removed)' : 'checked and compared, not unpacked'),
       deadline,
       signal: cancellation.signal,
-      keepArchive: inputs.keepArchive && { input: PublishInput.KeepArchive, path: inputs.keepArchive.path },
+      keepArchive: inputs.keepArchive && { input: PublishInput.KeepArchive, path: inputs.keepArchive.path, folder: namesFolder(inputs.keepArchive.given) },
       requireHomePage: writeFiles,
       writeFiles,
       reader
@@ -698,7 +699,10 @@ async function download(
     outputs[Output.ArchivePath] = downloaded.kept.path;
     outputs[Output.ArchiveSha256] = downloaded.kept.sha256;
     outputs[Output.ArchiveSha256Path] = downloaded.kept.sha256Path;
-    core.info(`Kept the archive as served (${formatBytes(downloaded.kept.bytes)}) at ${inputs.keepArchive!.given}, its SHA-256 in ${inputs.keepArchive!.given}.sha256.`);
+    outputs[Output.ArchiveName] = basename(downloaded.kept.path);
+    outputs[Output.ArchiveContentType] = downloaded.kept.contentType;
+    const keptAt = namesFolder(inputs.keepArchive!.given) ? `${inputs.keepArchive!.given}${basename(downloaded.kept.path)}` : inputs.keepArchive!.given;
+    core.info(`Kept the archive as served (${formatBytes(downloaded.kept.bytes)}, ${downloaded.kept.contentType}) at ${keptAt}, its SHA-256 in ${keptAt}.sha256.`);
   }
   if (!downloaded.renewed) return { exported, site, contentDiff };
   // The link expired on the way and was renewed: the outputs and the pull request carry the new one.
