@@ -83,7 +83,7 @@ export function checkArchiveFormat(input: string, path: string, format: 'tar.gz'
   const named = /\.zip$/i.test(path) ? 'zip' : /\.(tar\.gz|tgz)$/i.test(path) ? 'tar.gz' : undefined;
   if (named === undefined || named === format) return;
   const wanted = format === 'zip' ? '.zip' : '.tar.gz';
-  throw new ArchiveError(`${input}: the platform served a ${format}, but ${basename(path)} names a ${named}, so the archive was not kept. Name it with ${wanted} (${basename(path).replace(/\.(tar\.gz|tgz|zip)$/i, wanted)}) and run again, or give keep-archive a folder (such as out/): the archive then keeps the platform's own name, whichever API served it.`);
+  throw new ArchiveError(`${input}: the platform served a ${format}, but ${basename(path)} names a ${named}, so the archive was not kept. Name it with ${wanted} (${basename(path).replace(/\.(tar\.gz|tgz|zip)$/i, wanted)}) and run again. Or give keep-archive a folder (such as out/): the archive then keeps the platform's own name, whichever API served it.`);
 }
 
 /** Puts the staged archive at `path` (never over an existing file) and writes `<path>.sha256`. */
@@ -121,7 +121,7 @@ export async function readArchive(input: string, path: string): Promise<{ sha256
     const code = (error as NodeJS.ErrnoException).code;
     throw new ArchiveError(`${input} '${path}' cannot be read (${code ?? String(error)}). Point it at the archive kept by the exporting job (its keep-archive).`);
   }
-  if (!archiveKind(head)) throw new ArchiveError(`${input} '${path}' is neither a gzip archive nor a zip (it starts with neither 1f 8b nor 50 4b 03 04). Point it at the archive the exporting job kept (its archive-path output).`);
+  if (!archiveKind(head)) throw new ArchiveError(`${input} '${path}' is not a gzip archive or a zip (it starts with neither 1f 8b nor 50 4b 03 04). Point it at the archive the exporting job kept (its archive-path output).`);
   return { sha256: hash.digest('hex'), bytes };
 }
 

@@ -103,7 +103,7 @@ async function checkOnce(url: string, options: PodCheckOptions): Promise<PodChec
     response.destroy();
   }
   if (!archiveKind(head)) {
-    throw new PodCheckError(`${url} answered 200, but not with the archive (neither gzip nor zip: it starts with ${head.toString('hex') || 'nothing'}): the pods would get that page instead of the bundle. A login page or an error page of a proxy often looks like this. Nothing was proposed.`, status);
+    throw new PodCheckError(`${url} answered 200, but not with a gzip archive or a zip (it starts with ${head.toString('hex') || 'nothing'}): the pods would get that page instead of the bundle. A login page or an error page of a proxy often looks like this. Nothing was proposed.`, status);
   }
   if (length === undefined || hash) {
     if (bytes !== options.expectedBytes) throw wrongSize(url, bytes, options.expectedBytes);
