@@ -4,6 +4,7 @@
 // publish action in this process against the platform emulator answering as a moved API would.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { routeMissing } from '../src/platform/static-export.ts';
 import { apiDrift } from '../src/platform/contract.ts';
 import { explainError } from '../src/action/explain.ts';
 import { ApiError } from '../src/platform/transport.ts';
@@ -46,6 +47,22 @@ describe('apiDrift', () => {
     expect(explainError(error, { apiUrl: 'https://api.mintlify.com', doing: 'exporting docs.example.com', hints: { 404: 'there is no export job (404).' } })).toBe(
       `Exporting docs.example.com failed: ${apiDrift('POST', '/v1/static-export/jobs', 404)} The server said: "Not Found". (request id req_1)`
     );
+  });
+});
+
+describe('routeMissing: a route that is gone, told apart from a job that is gone', () => {
+  const answered = (status: number, serverMessage?: string) => new ApiError({ method: 'GET', path: '/v1/static-export/jobs/se_0123456789abcdef', status, serverMessage, message: 'm' });
+  it.each([
+    [404, 'No job exists with the provided ID.', true, false],
+    [404, 'Job not found', true, false],
+    [404, 'Not found', true, true],
+    [404, 'Cannot GET /v1/static-export/jobs/se_0123456789abcdef', true, true],
+    [404, undefined, true, true],
+    [405, 'Method Not Allowed', true, true],
+    [404, 'Job not found', false, true],
+    [500, 'Not found', true, false]
+  ])('%i "%s" on a route that declares its 404: %s → the route is missing: %s', (status, message, declares404, missing) => {
+    expect(routeMissing(answered(status, message), declares404)).toBe(missing);
   });
 });
 
