@@ -484,7 +484,7 @@ function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { 
     `| Bundle size | ${formatBytes(bundle.sizeBytes)} |`,
     `| Archive SHA-256 | \`${hosted.sha256}\` |`,
     `| URL expires | ${bundle.expiresAt === 'never' ? 'never: nothing to renew' : formatUtc(bundle.expiresAt)} |`,
-    `| Checked | an anonymous GET answered 200 with this size and gzip content${hosted.sha256Checked ? ', and the same SHA-256' : ''}, as the pods will fetch it |`,
+    `| Checked | an anonymous GET answered 200 with this size and an archive's content${hosted.sha256Checked ? ', and the same SHA-256' : ''}, as the pods will fetch it |`,
     '',
     ...changeTable(target.path, changes)
   ];

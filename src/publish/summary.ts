@@ -183,7 +183,7 @@ export async function writeHostedSummary(
     [{ data: 'Expires', header: true }, expiresAt === 'never' ? 'never' : formatInstant(expiresAt)],
     [{ data: 'Size', header: true }, formatBytes(archive.bytes)],
     [{ data: 'SHA-256', header: true }, `<code>${archive.sha256}</code>`],
-    [{ data: 'Checked as a pod', header: true }, `200 without credentials, right size, gzip${sha256Checked ? ', same SHA-256' : ''}`]
+    [{ data: 'Checked as a pod', header: true }, `200 without credentials, right size, an archive${sha256Checked ? ', same SHA-256' : ''}`]
   ]);
   addConfigSection(config);
   await core.summary.write();

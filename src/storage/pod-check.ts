@@ -28,6 +28,8 @@ export interface PodCheckOptions {
 export interface PodCheck {
   status: number;
   bytes: number;
+  /** What its first bytes say it is: a gzip'd tar (today's API) or a zip (the platform's next one). */
+  kind: 'gzip' | 'zip';
   /** True when the whole object was read and its SHA-256 matched. */
   sha256Checked: boolean;
 }
@@ -102,7 +104,8 @@ async function checkOnce(url: string, options: PodCheckOptions): Promise<PodChec
   } finally {
     response.destroy();
   }
-  if (!archiveKind(head)) {
+  const kind = archiveKind(head)?.name;
+  if (!kind) {
     throw new PodCheckError(`${url} answered 200, but not with a gzip archive or a zip (it starts with ${head.toString('hex') || 'nothing'}): the pods would get that page instead of the bundle. A login page or an error page of a proxy often looks like this. Nothing was proposed.`, status);
   }
   if (length === undefined || hash) {
@@ -111,7 +114,7 @@ async function checkOnce(url: string, options: PodCheckOptions): Promise<PodChec
   if (hash && hash.digest('hex') !== options.sha256) {
     throw new PodCheckError(`${url} serves ${formatBytes(bytes)} whose SHA-256 differs from the kept archive's (${options.sha256}): it holds another bundle. Upload the kept archive again; nothing was proposed.`, status);
   }
-  return { status, bytes: length !== undefined ? Number(length) : bytes, sha256Checked: hash !== undefined };
+  return { status, bytes: length !== undefined ? Number(length) : bytes, kind, sha256Checked: hash !== undefined };
 }
 
 function wrongSize(url: string, got: number, expected: number): PodCheckError {
