@@ -303,3 +303,23 @@ describe('a renewal once only the next API answers, through dist/', () => {
     expect(run.outputs['job-id']).toMatch(/^[0-9a-f]{24}$/);
   }, 30_000);
 });
+
+describe('a 409 that names the job in the way (a field beyond the contract), through dist/', () => {
+  let platform: PlatformEmulator;
+  afterAll(async () => platform.close());
+
+  it('follows that job by its status, then starts this run\'s export once it has ended', async () => {
+    platform = await startPlatformEmulator({ apiShape: 'next', profile: { queuedMs: 50, runMs: 1500 }, conflictNamesJob: true });
+    const busy = (await (await fetch(`${platform.url}/v1/static-export/${PROJECT}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } })).json()) as { jobId: string };
+    platform.profile = { queuedMs: 50, runMs: 300 };
+    platform.requests.length = 0;
+    const run = await runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT, ...QUICK_POLLS });
+    expect(run.code).toBe(0);
+    expect(run.log).toContain(`Another static export job (${busy.jobId}) is already queued or running for this deployment (409)`);
+    const seen = platform.requests.map((request) => `${request.method} ${request.path} ${request.status}`);
+    expect(seen).toContain(`GET /v1/static-export/${PROJECT}/jobs/${busy.jobId} 200`);
+    // One 409, then the start only once the other job had ended: no blind retries in between.
+    expect(seen.filter((line) => line.startsWith(`POST /v1/static-export/${PROJECT}/jobs `))).toEqual([`POST /v1/static-export/${PROJECT}/jobs 409`, `POST /v1/static-export/${PROJECT}/jobs 202`]);
+    expect(run.outputs['job-id']).not.toBe(busy.jobId);
+  }, 30_000);
+});

@@ -9,7 +9,7 @@ import { InputError } from '../action/inputs.ts';
 import { formatDuration } from '../action/format.ts';
 import { abortableSleep } from '../wait/sleep.ts';
 
-/** The platform's own loop sleeps 10 s between looks: a wait for a busy deployment never looks more often than twice that. */
+/** A wait for a busy deployment looks again after 1, 2, 4 and 8 s, then every 10 s, as the platform's own loop does. */
 const BUSY_FIRST_WAIT_MS = 1000;
 const BUSY_LONGEST_WAIT_MS = 10_000;
 /** The limit the next shape's contract declares for starts. */
@@ -75,12 +75,13 @@ function followable(error: ApiError): string | undefined {
   return typeof id === 'string' && PROJECT_SHAPE.jobId.test(id) ? id : undefined;
 }
 
+/** Looks at the other job after 1, 2, 4, 8, then every 10 s (the platform's own loop), until it has ended. */
 async function waitForOther(client: ApiClient, projectId: string, jobId: string, began: number): Promise<void> {
   const path = PROJECT_SHAPE.statusPath(jobId, projectId);
-  for (;;) {
+  for (let wait = BUSY_FIRST_WAIT_MS; ; wait = Math.min(BUSY_LONGEST_WAIT_MS, wait * 2)) {
     const job = readJob(await client.request('GET', path), `GET ${path}`, PROJECT_SHAPE);
     if (job.status !== 'queued' && job.status !== 'running') return;
-    await pause(client, BUSY_LONGEST_WAIT_MS, began);
+    await pause(client, wait, began);
   }
 }
 
