@@ -4,6 +4,7 @@
 // publish action in this process against the platform emulator answering as a moved API would.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { routeMissing } from '../src/platform/static-export.ts';
 import { apiDrift } from '../src/platform/contract.ts';
 import { explainError } from '../src/action/explain.ts';
 import { ApiError } from '../src/platform/transport.ts';
@@ -49,6 +50,22 @@ describe('apiDrift', () => {
   });
 });
 
+describe('routeMissing: a route that is gone, told apart from a job that is gone', () => {
+  const answered = (status: number, serverMessage?: string) => new ApiError({ method: 'GET', path: '/v1/static-export/jobs/se_0123456789abcdef', status, serverMessage, message: 'm' });
+  it.each([
+    [404, 'No job exists with the provided ID.', true, false],
+    [404, 'Job not found', true, false],
+    [404, 'Not found', true, true],
+    [404, 'Cannot GET /v1/static-export/jobs/se_0123456789abcdef', true, true],
+    [404, undefined, true, true],
+    [405, 'Method Not Allowed', true, true],
+    [404, 'Job not found', false, true],
+    [500, 'Not found', true, false]
+  ])('%i "%s" on a route that declares its 404: %s → the route is missing: %s', (status, message, declares404, missing) => {
+    expect(routeMissing(answered(status, message), declares404)).toBe(missing);
+  });
+});
+
 describe('a run against a platform whose API moved', () => {
   let platform: PlatformEmulator;
   let github: GitHubEmulator;
@@ -68,14 +85,24 @@ describe('a run against a platform whose API moved', () => {
   const exportDocs = (inputs: Record<string, string> = {}) =>
     runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', ...QUICK_POLLS, ...inputs });
 
-  it('a start answered 404 says the API may have changed, naming the contract, and is not retried', async () => {
+  it('a start answered 404 is read as the platform having moved to its project-scoped routes: without project-id, refused before any project-scoped start, naming the API keys page', async () => {
     platform.addFault({ route: 'start', kind: '404' });
     const run = await exportDocs();
     expect(run.code).toBe(1);
     expect(run.log).toContain(
-      "::error::Exporting docs.example.com failed: POST /v1/static-export/jobs answered 404, which the contract this action speaks (Mintlify Static Export API 1.0.0) does not declare for that route: the platform's API may have changed."
+      "::error::Input 'project-id': is required to export: the platform's static export API has moved to project-scoped routes (POST /v1/static-export/jobs is gone), which name the project. Nothing was exported. Copy your project id from the API keys page of the dashboard (https://app.mintlify.com/settings/organization/api-keys)"
     );
-    expect(platform.requests.filter((r) => r.route === 'start')).toHaveLength(1);
+    expect(platform.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/static-export/jobs']);
+  });
+
+  it('a start answered 404 on both shapes\' routes says the API may have changed, naming the next contract, and is not retried', async () => {
+    platform.addFault({ route: 'start', kind: '404' });
+    const run = await exportDocs({ 'project-id': 'proj_1', 'wait-for-deployment': 'false' });
+    expect(run.code).toBe(1);
+    expect(run.log).toContain(
+      "::error::Exporting docs.example.com failed: POST /v1/static-export/proj_1/jobs answered 404, which the contract this action speaks (Mintlify Static Export API 1.0.0, project-scoped (mintlify/docs decfe56)) does not declare for that route: the platform's API may have changed, unless project-id names no project this key can see."
+    );
+    expect(platform.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/static-export/jobs', 'POST /v1/static-export/proj_1/jobs']);
   });
 
   it('a generate answered 405 says the same', async () => {

@@ -143,4 +143,9 @@ describe('a site that changes between exports', () => {
     expect(parseCliOptions([]).platform.profile?.changes).toEqual({});
     expect(() => parseCliOptions(['--pages-removed', 'some'])).toThrow('--pages-removed expects a number >= 0, got "some"');
   });
+
+  it("speaks today's static export API unless --api-shape says next or both", () => {
+    expect([parseCliOptions([]).platform.apiShape, parseCliOptions(['--api-shape', 'next']).platform.apiShape, parseCliOptions(['--api-shape', 'both']).platform.apiShape]).toEqual([undefined, 'next', 'both']);
+    expect(() => parseCliOptions(['--api-shape', 'v2'])).toThrow('--api-shape expects one of today, next, both, got "v2"');
+  });
 });

@@ -556,3 +556,48 @@ describe('GitHub emulator: merging as GitHub does', () => {
     }
   });
 });
+
+// The platform's next static export API, as its description says (src/platform/contracts/, from
+// mintlify/docs commit decfe56): project-scoped routes, no body, no bundle call, export.zip.
+describe("the platform's next static export API (apiShape)", () => {
+  it('next: today\'s routes are gone; a start takes no body, a completed status carries a fresh link to a zip; 409 while one runs; 429 past the hourly starts', async () => {
+    await start({ apiShape: 'next', profile: { queuedMs: 100, runMs: 1000 }, exportStartsPerHour: 2 });
+    expect((await api('/v1/static-export/jobs', { body: { domain: 'docs.example.com' } })).status).toBe(404);
+    const started = await api('/v1/static-export/proj_1/jobs', { method: 'POST' });
+    expect(started.status).toBe(202);
+    expect(started.body).toEqual({ jobId: expect.stringMatching(/^[0-9a-f]{24}$/), status: 'queued', createdAt: new Date(T0).toISOString(), updatedAt: new Date(T0).toISOString(), error: null });
+    const busy = await api('/v1/static-export/proj_1/jobs', { method: 'POST' });
+    expect(busy).toMatchObject({ status: 409, body: { error: 'A static export job is already in progress for this deployment. Wait for the active job to complete before starting a new one.' } });
+    const jobId = started.body.jobId as string;
+    now = T0 + 500;
+    // updatedAt: when the job last changed status (it began running at 100 ms), not when a percent moved.
+    expect((await api(`/v1/static-export/proj_1/jobs/${jobId}`)).body).toEqual({ jobId, status: 'running', createdAt: new Date(T0).toISOString(), updatedAt: new Date(T0 + 100).toISOString(), error: null });
+    now = T0 + 2000;
+    const done = await api(`/v1/static-export/proj_1/jobs/${jobId}`);
+    expect(done.body).toMatchObject({ status: 'completed', updatedAt: new Date(T0 + 1100).toISOString(), error: null, sizeBytes: expect.any(Number) });
+    expect(done.body.bundleUrl).toContain(`/bundles/${jobId}/export.zip?`);
+    now = T0 + 3000;
+    expect((await api(`/v1/static-export/proj_1/jobs/${jobId}`)).body.bundleUrl).not.toBe(done.body.bundleUrl);
+    const archive = await fetch(done.body.bundleUrl as string);
+    expect(archive.headers.get('content-type')).toBe('application/zip');
+    expect(Buffer.from(await archive.arrayBuffer()).readUInt32BE(0)).toBe(0x504b0304);
+    expect((await api(`/v1/static-export/proj_2/jobs/${jobId}`)).body).toEqual({ error: 'No job exists with the provided ID for this deployment.' });
+    expect((await api(`/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST' })).status).toBe(404);
+    expect((await api('/v1/static-export/proj_1/jobs', { method: 'POST' })).status).toBe(202);
+    const limited = await api('/v1/static-export/proj_1/jobs', { method: 'POST' });
+    now = T0 + 10_000;
+    const limitedAgain = await api('/v1/static-export/proj_3/jobs', { method: 'POST' });
+    expect([limited.status, limitedAgain.status, limitedAgain.headers.get('retry-after')]).toEqual([409, 429, null]);
+    expect(limitedAgain.body).toEqual({ error: 'Rate limit exceeded. The static export API allows up to 10 job starts per organization per hour.' });
+  });
+
+  it('both: today\'s routes and the next ones answer at once, each for its own jobs', async () => {
+    await start({ apiShape: 'both', profile: { queuedMs: 0, runMs: 0 } });
+    const today = await api('/v1/static-export/jobs', { body: { domain: 'docs.example.com' } });
+    const next = await api('/v1/static-export/proj_1/jobs', { method: 'POST' });
+    expect([today.status, today.body.jobId, next.status, next.body.jobId]).toEqual([202, expect.stringMatching(/^se_/), 202, expect.stringMatching(/^[0-9a-f]{24}$/)]);
+    expect((await api(`/v1/static-export/jobs/${today.body.jobId}/bundle`, { method: 'POST' })).body.bundleUrl).toContain('/bundle.tar.gz?');
+    expect((await api(`/v1/static-export/jobs/${next.body.jobId}`)).status).toBe(404);
+    expect((await api(`/v1/static-export/proj_1/jobs/${today.body.jobId}`)).status).toBe(404);
+  });
+});

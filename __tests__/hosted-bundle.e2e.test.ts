@@ -122,7 +122,6 @@ describe('keep-archive', () => {
   });
 
   it.each([
-    ['out/', "Input 'keep-archive': 'out/' names a folder, but keep-archive keeps one file: give its name, for example out/bundle.tar.gz."],
     ['out/bundle.txt', "Input 'keep-archive': 'out/bundle.txt' does not end in .tar.gz, .tgz or .zip, the archive's own extensions: name it as the archive is, for example out/bundle.tar.gz"]
   ])('refuses %s before any request, saying what to give', async (given, message) => {
     const run = await exportAndKeep({ 'keep-archive': given });

@@ -87,6 +87,15 @@ describe('linkExpiry', () => {
 });
 
 describe('jobIdFromLink', () => {
+  // The next API's ids and archive, as its description's example link has them (src/platform/contracts/).
+  it("finds a job id of the platform's next API (24 hex digits, export.zip), and keeps it in the shown link", () => {
+    const link = 'https://mintlify-static-exports.s3.invalid/exports/2026/6520f3a1c9b1a20012ab34cd/export.zip?X-Amz-Signature=abcdef0123456789';
+    expect(jobIdFromLink(link)).toBe('6520f3a1c9b1a20012ab34cd');
+    expect(redactLink(link)).toBe('https://mintlify-static-exports.s3.invalid/exports/…/6520f3a1c9b1a20012ab34cd/export.zip?…');
+    // Hex of another length is not a job id.
+    expect(jobIdFromLink('https://cdn.invalid/6520f3a1c9b1a20012ab34cd00/export.zip')).toBeUndefined();
+  });
+
   it('finds the job id that starts the path', () => {
     expect(jobIdFromLink(S3_V4)).toBe('se_3f9a2c1b8e7d4a06');
     expect(jobIdFromLink('https://static-exports.s3.invalid/se_3f9a2c1b8e7d4a06/bundle.tar.gz?X-Amz-Expires=60')).toBe(

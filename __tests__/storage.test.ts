@@ -149,7 +149,7 @@ describe('kept archive', () => {
     const staged = archiveStagingPath(path);
     writeFileSync(staged, bytes);
     const kept = await placeArchive('keep-archive', staged, path, sha, bytes.length);
-    expect(kept).toEqual({ path, sha256: sha, sha256Path: `${path}.sha256`, bytes: bytes.length });
+    expect(kept).toEqual({ path, sha256: sha, sha256Path: `${path}.sha256`, bytes: bytes.length, contentType: 'application/gzip' });
     expect(readFileSync(`${path}.sha256`, 'utf8')).toBe(`${sha}  bundle.tar.gz\n`);
     expect(existsSync(staged)).toBe(false);
     expect(await readArchive('archive-path', path)).toEqual({ sha256: sha, bytes: bytes.length });

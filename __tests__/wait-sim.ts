@@ -102,25 +102,38 @@ function scheduleFor(job: SimJob, limits: ScheduleLimits): PollSchedule<never> {
   return new StatusSchedule(limits) as PollSchedule<never>;
 }
 
-function answer(job: SimJob, at: number, phaseMs: number): ExportJob & AgentJob & { statusId: string; logs: string[] } {
+/**
+ * Which static export API answers: today's (a percent, and `updatedAt` when it last moved) or the
+ * next one (src/platform/contracts/: no percent, no page count, `updatedAt` when the status last changed).
+ */
+export type SimApi = 'today' | 'next';
+
+function answer(job: SimJob, at: number, phaseMs: number, api: SimApi = 'today'): ExportJob & AgentJob & { statusId: string; logs: string[] } {
   const state = stateAt(job, at, phaseMs);
-  return { ...state, jobId: 'se_sim', id: 'job_sim', statusId: 'dep_sim', logs: [], pageCount: state.progress, createdAt: new Date(0).toISOString() };
+  const common = { id: 'job_sim', statusId: 'dep_sim', logs: [], createdAt: new Date(0).toISOString() };
+  if (api === 'next' && job.kind === 'export') {
+    const runAt = at - job.queuedMs - phaseMs;
+    const changed = runAt < 0 ? 0 : runAt >= job.endsAfterMs ? job.queuedMs + phaseMs + job.endsAfterMs : job.queuedMs + phaseMs;
+    const { progress: _progress, ...rest } = state;
+    return { ...rest, ...common, jobId: '6520f3a1c9b1a20012ab34cd', updatedAt: new Date(changed + (job.skewMs ?? 0)).toISOString() } as ExportJob & AgentJob & { statusId: string; logs: string[] };
+  }
+  return { ...state, ...common, jobId: 'se_sim', pageCount: state.progress };
 }
 
 /** The action's wait: the real schedule and the real wait loop (`waitUntilFinal`), on a fake clock. */
-export async function actionWait(job: SimJob, phaseMs = 0, limits = DEFAULT_LIMITS): Promise<WaitRecord> {
+export async function actionWait(job: SimJob, phaseMs = 0, limits = DEFAULT_LIMITS, api: SimApi = 'today'): Promise<WaitRecord> {
   const clock = fakeClock(0);
   const polls: number[] = [];
   const final = FINAL[job.kind];
   await waitUntilFinal({
     poll: async () => {
       polls.push(clock.now());
-      return answer(job, clock.now(), phaseMs);
+      return answer(job, clock.now(), phaseMs, api);
     },
     isFinal: (state) => final.includes(state.status),
     schedule: scheduleFor(job, limits),
     deadline: 24 * 3_600_000,
-    initial: answer(job, 0, phaseMs),
+    initial: answer(job, 0, phaseMs, api),
     waitingOn: 'simulated job',
     now: clock.now,
     sleep: clock.sleep

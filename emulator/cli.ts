@@ -4,7 +4,9 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_API_KEY, startPlatformEmulator } from './platform.ts';
 import type { EmulatorOptions, PlatformEmulator } from './platform.ts';
-import { sampleFeedback } from './platform-state.ts';
+import { type ApiShape, sampleFeedback } from './platform-state.ts';
+
+const API_SHAPES: ApiShape[] = ['today', 'next', 'both'];
 import { DEPLOYMENT_FAULTS, type DeploymentFault } from './deployments.ts';
 import { type GitHubEmulator, startGitHubEmulator } from './github.ts';
 import { FAULT_KINDS, ROUTE_NAMES } from './platform-faults.ts';
@@ -13,6 +15,7 @@ import { GITHUB_FAULT_KINDS, type GitHubFault, OPERATION_NAMES, parseGitHubFault
 const USAGE =
   'Usage: npm run emulator -- [--port 4010] [--queued-ms 300] [--run-ms 2000] [--page-count 120] [--fail-at 40] [--link-ttl 604800] [--api-key KEY]\n' +
   '                           [--pages-added 2] [--pages-removed 2] [--pages-edited 3]\n' +
+  '                           [--api-shape today|next|both]\n' +
   '                           [--deploy-branch main] [--deploy-ms 1500] [--deploy-fault failure|unknown-status|missing-commit]\n' +
   '                           [--github [--github-port 4011] [--github-fault KIND@CALL[*TIMES][=VALUE] ...]] [--help]\n' +
   '  (or node emulator/cli.ts with the same flags; --port 0 or --github-port 0 takes any free port)';
@@ -52,6 +55,7 @@ export function parseCliOptions(args: string[]): CliOptions {
       'pages-removed': { type: 'string' },
       'pages-edited': { type: 'string' },
       'api-key': { type: 'string' },
+      'api-shape': { type: 'string' },
       'deploy-branch': { type: 'string' },
       'deploy-ms': { type: 'string' },
       'deploy-fault': { type: 'string' },
@@ -64,6 +68,8 @@ export function parseCliOptions(args: string[]): CliOptions {
   const fault = values['deploy-fault'];
   if (fault !== undefined && !DEPLOYMENT_FAULTS.includes(fault as DeploymentFault)) throw new Error(`--deploy-fault expects one of ${DEPLOYMENT_FAULTS.join(', ')}, got "${fault}"`);
   const githubFaults = (values['github-fault'] ?? []).map(parseGitHubFault);
+  const apiShape = values['api-shape'];
+  if (apiShape !== undefined && !API_SHAPES.includes(apiShape as ApiShape)) throw new Error(`--api-shape expects one of ${API_SHAPES.join(', ')}, got "${apiShape}"`);
   if (githubFaults.length > 0 && !values.github) throw new Error('--github-fault needs --github');
   if (values['github-port'] !== undefined && !values.github) throw new Error('--github-port needs --github');
   return {
@@ -71,6 +77,8 @@ export function parseCliOptions(args: string[]): CliOptions {
     platform: {
       port: numberFlag('port', values.port) ?? 4010,
       apiKey: values['api-key'] ?? DEFAULT_API_KEY,
+      // today: the static export API's jobs routes; next: its project-scoped routes (export.zip, 409, 429); both: the day it moves.
+      apiShape: apiShape as ApiShape | undefined,
       linkTtlSeconds: numberFlag('link-ttl', values['link-ttl']),
       profile: {
         queuedMs: numberFlag('queued-ms', values['queued-ms']),
@@ -112,7 +120,8 @@ export async function startFromArgs(args: string[]): Promise<{ emulator: Platfor
   const deployed = emulator.deployments.settings.branch;
   const lines = [
     `Platform emulator listening on ${emulator.url} (admin key: ${keyNote})`,
-    `  it deploys ${deployed}: a push run wants GITHUB_REF=refs/heads/${deployed} (--deploy-branch changes it), and project-id: any id`
+    `  it deploys ${deployed}: a push run wants GITHUB_REF=refs/heads/${deployed} (--deploy-branch changes it), and project-id: any id`,
+    `  static export speaks ${emulator.apiShape === 'next' ? "the next API only (project-scoped routes, export.zip): give project-id" : emulator.apiShape === 'both' ? "both APIs, today's and the next (--api-shape)" : "today's API (--api-shape next or both for the platform's next one)"}`
   ];
   if (!options.github) return { emulator, banner: lines.join('\n') };
   let github: GitHubEmulator;

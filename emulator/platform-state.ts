@@ -37,7 +37,26 @@ export interface PlatformSettings {
   analyticsLimitPerHour?: number;
   /** The deployed branch, how long a deployment takes, the commit published at first. */
   deployments?: Partial<DeploymentSettings>;
+  /**
+   * Which static export API answers: today's jobs routes (`today`, the default), the project-scoped
+   * ones of the platform's next shape (`next`), or both at once, as on the day it moves (`both`).
+   */
+  apiShape?: ApiShape;
+  /** The next shape's limit of starts per organization per hour (10, as its contract says). */
+  exportStartsPerHour?: number;
+  /** Send Retry-After with the next shape's 429 (its contract declares none). */
+  exportStartRetryAfter?: boolean;
+  /** The domain the next shape's project exports (its start names only the project); docs.example.com by default. */
+  projectDomain?: string;
+  /** Name the job in the way in the next shape's 409 (`jobId` beside `error`; its contract names none). */
+  conflictNamesJob?: boolean;
 }
+
+export type ApiShape = 'today' | 'next' | 'both';
+/** Which API made a job: its id, its routes and its archive follow. */
+export type JobShape = 'jobs' | 'project';
+/** The next shape's archive: a zip named export.zip (the vendor's example link). */
+export const PROJECT_ARCHIVE = { fileName: 'export.zip', contentType: 'application/zip', build: bundleFormats.zip.build };
 
 export type FeedbackSource = 'code_snippet' | 'contextual' | 'agent' | 'thumbs_only';
 export type FeedbackStatus = 'pending' | 'in_progress' | 'resolved' | 'dismissed';
@@ -79,6 +98,9 @@ export interface ExportJobRecord {
   archive?: Buffer;
   /** The published commit the export holds: the one the platform served when the job started. */
   commit: string;
+  shape: JobShape;
+  /** The project a project-scoped job was started for. */
+  projectId?: string;
 }
 
 export type AgentOutcome = 'pr' | 'no-change' | 'failed';
@@ -274,6 +296,12 @@ export class PlatformState {
   private readonly analyticsRequests: number[] = [];
   private readonly livingSites = new LivingSites();
   private nextPrNumber = 101;
+  readonly apiShape: ApiShape;
+  readonly exportStartsPerHour: number;
+  readonly exportStartRetryAfter: boolean;
+  readonly conflictNamesJob: boolean;
+  readonly projectDomain: string;
+  private readonly exportStarts: number[] = [];
 
   constructor(settings: PlatformSettings = {}) {
     this.clock = settings.clock ?? Date.now;
@@ -288,18 +316,35 @@ export class PlatformState {
     this.agentLimit = settings.agent?.createLimitPerHour ?? 100;
     this.analyticsLimit = settings.analyticsLimitPerHour ?? 100;
     this.feedback = settings.feedback ?? [];
+    this.apiShape = settings.apiShape ?? 'today';
+    this.exportStartsPerHour = settings.exportStartsPerHour ?? 10;
+    this.exportStartRetryAfter = settings.exportStartRetryAfter ?? false;
+    this.conflictNamesJob = settings.conflictNamesJob ?? false;
+    this.projectDomain = settings.projectDomain ?? 'docs.example.com';
+  }
+
+  /** Counts a start of the next shape against its hourly limit; the seconds until a start is allowed when it is reached. */
+  admitExportStart(): number | undefined {
+    return admit(this.exportStarts, this.exportStartsPerHour, this.clock());
+  }
+
+  /** The archive a job's links name and serve: its shape's. */
+  archiveOf(job: ExportJobRecord): { fileName: string; contentType: string; build: (files: { path: string; content: string | Buffer }[]) => Buffer } {
+    return job.shape === 'project' ? PROJECT_ARCHIVE : this.format;
   }
 
   /** A job that starts now, run as the profile says. */
-  startExportJob(input: { domain: string; version?: string; paths?: string[] }): ExportJobRecord {
+  startExportJob(input: { domain: string; version?: string; paths?: string[]; shape?: JobShape; projectId?: string }): ExportJobRecord {
     return this.createExportJob({ ...input, createdAt: this.clock(), profile: resolveProfile(this.profile) });
   }
 
   /** A job that finished at createdAt (never in the future, so it reads as finished now). */
-  seedExportJob(input: { domain: string; createdAt?: number; archive?: Buffer }): string {
+  seedExportJob(input: { domain: string; createdAt?: number; archive?: Buffer; shape?: JobShape; projectId?: string }): string {
     const createdAt = Math.min(input.createdAt ?? this.clock(), this.clock());
     const profile = resolveProfile({ ...this.profile, queuedMs: 0, runMs: 0, failAt: undefined, stall: undefined, resetAt: undefined });
-    const job = this.createExportJob({ domain: input.domain, createdAt, profile });
+    // A seeded job is of the shape that answers (today's where both do), unless the test says.
+    const shape = input.shape ?? (this.apiShape === 'next' ? 'project' : 'jobs');
+    const job = this.createExportJob({ domain: input.domain, createdAt, profile, shape, projectId: input.projectId });
     if (input.archive) job.archive = input.archive;
     return job.jobId;
   }
@@ -308,14 +353,15 @@ export class PlatformState {
   bundleLink(job: ExportJobRecord): { archive: Buffer; link: string; expiresAt: number } {
     // Each export of a generated site carries its own build id unless the test fixes one.
     const { site } = job.profile;
-    job.archive ??= this.format.build(
+    const format = this.archiveOf(job);
+    job.archive ??= format.build(
       site === undefined || site === THREE_PAGE_SITE ? defaultSiteFiles(job.domain, job.profile.pageCount, job.commit) : siteFiles(job.domain, { buildId: job.jobId.slice(3), ...site })
     );
     // Links are signed to the clock's second, so the same job and second give the same link.
     const signedAt = Math.floor(this.clock() / 1000) * 1000;
     const date = amzDate(signedAt);
     const expires = String(this.linkTtlSeconds);
-    const path = `/bundles/${job.jobId}/${this.format.fileName}`;
+    const path = `/bundles/${job.jobId}/${format.fileName}`;
     const credential = encodeURIComponent(`EMULATOR/${date.slice(0, 8)}/us-east-1/s3/aws4_request`);
     const query =
       `X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=${credential}&X-Amz-Date=${date}` +
@@ -392,8 +438,10 @@ export class PlatformState {
     return profile.site ? profile.pageCount : this.livingSites.nextPageCount(profile.pageCount, profile.changes);
   }
 
-  private createExportJob(input: { domain: string; version?: string; paths?: string[]; createdAt: number; profile: ResolvedProfile }): ExportJobRecord {
-    const jobId = `se_${randomBytes(8).toString('hex')}`;
+  private createExportJob(input: { domain: string; version?: string; paths?: string[]; createdAt: number; profile: ResolvedProfile; shape?: JobShape; projectId?: string }): ExportJobRecord {
+    const shape = input.shape ?? 'jobs';
+    // Today's ids as in its contract (se_3f9a2c1b8e7d4a06); the next shape's are 24 hex digits (6520f3a1c9b1a20012ab34cd).
+    const jobId = shape === 'project' ? randomBytes(12).toString('hex') : `se_${randomBytes(8).toString('hex')}`;
     const commit = this.deployments.published().sha;
     if (!input.profile.site) {
       // The domain's site, a few pages on from its last export; its pages are the export's count.
@@ -411,6 +459,8 @@ export class PlatformState {
       profile: input.profile,
       plan,
       commit,
+      shape,
+      projectId: input.projectId,
       get finishedAt() {
         const at = input.createdAt + input.profile.queuedMs + plan.finishMs;
         return clock() >= at ? at : undefined;

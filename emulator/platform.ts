@@ -23,6 +23,8 @@ import {
   exportJobState,
   parseQueryDate
 } from './platform-state.ts';
+import type { ApiShape } from './platform-state.ts';
+import { getProjectJob, startProjectJob } from './platform-next.ts';
 
 export interface EmulatorOptions extends PlatformSettings {
   port?: number;
@@ -56,7 +58,11 @@ export interface PlatformEmulator {
   profile: JobProfile; // read when a job starts, so a test may change it between jobs
   linkTtlSeconds: number; // read when a link is generated
   /** `archive`: the bytes the job's bundle link serves, as they are (any format, any content). */
-  seedExportJob(input: { domain: string; status?: 'completed'; createdAt?: number; archive?: Buffer }): string;
+  seedExportJob(input: { domain: string; status?: 'completed'; createdAt?: number; archive?: Buffer; shape?: 'jobs' | 'project'; projectId?: string }): string;
+  /** A fresh presigned link to a finished job's bundle, as either shape would hand it out. */
+  linkFor(jobId: string): string;
+  /** Which static export API answers. */
+  apiShape: ApiShape;
   seedAgentJob(input: { projectId: string; outcome?: AgentOutcome; runMs?: number; prompt?: string; createdAt?: number }): string;
   close(): Promise<void>;
 }
@@ -66,7 +72,7 @@ const MAX_BODY_BYTES = 1_000_000;
 // A bare hostname with at least one dot: no scheme, port, path or trailing slash.
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/i;
 
-function matchRoute(method: string, path: string, bundleFileName: string): { route: RouteName | 'unknown'; params: string[] } {
+function matchRoute(method: string, path: string, shape: ApiShape): { route: RouteName | 'unknown'; params: string[] } {
   const parts = path.split('/').slice(1).map((part) => {
     try {
       return decodeURIComponent(part);
@@ -83,17 +89,26 @@ function matchRoute(method: string, path: string, bundleFileName: string): { rou
     }
     return params;
   };
-  const routes: [string, RouteName, string[]][] = [
+  // Today's static export routes, the next shape's (project-scoped: params [projectId, jobId]), or both.
+  const today: [string, RouteName, string[]][] = [
     ['POST', 'start', ['v1', 'static-export', 'jobs']],
     ['GET', 'status', ['v1', 'static-export', 'jobs', '*']],
-    ['POST', 'bundle', ['v1', 'static-export', 'jobs', '*', 'bundle']],
+    ['POST', 'bundle', ['v1', 'static-export', 'jobs', '*', 'bundle']]
+  ];
+  const next: [string, RouteName, string[]][] = [
+    ['POST', 'start', ['v1', 'static-export', '*', 'jobs']],
+    ['GET', 'status', ['v1', 'static-export', '*', 'jobs', '*']]
+  ];
+  const routes: [string, RouteName, string[]][] = [
+    ...(shape === 'next' ? [] : today),
+    ...(shape === 'today' ? [] : next),
     ['POST', 'agent-create', ['v2', 'agent', '*', 'job']],
     ['GET', 'agent-get', ['v2', 'agent', '*', 'job', '*']],
     ['GET', 'feedback', ['v1', 'analytics', '*', 'feedback', 'by-page']],
     ['POST', 'deploy', ['v1', 'project', 'update', '*']],
     ['GET', 'deploy-status', ['v1', 'project', 'update-status', '*']],
-    ['GET', 'download', ['bundles', '*', bundleFileName]],
-    ['HEAD', 'download', ['bundles', '*', bundleFileName]]
+    ['GET', 'download', ['bundles', '*', '*']],
+    ['HEAD', 'download', ['bundles', '*', '*']]
   ];
   for (const [routeMethod, route, pattern] of routes) {
     const params = method === routeMethod ? is(...pattern) : undefined;
@@ -226,9 +241,10 @@ function download(state: PlatformState, req: IncomingMessage, url: URL, jobId: s
     const extra = `<X-Amz-Expires>${expires}</X-Amz-Expires><Expires>${new Date(expiresAt).toISOString()}</Expires><ServerTime>${new Date(now).toISOString()}</ServerTime>`;
     return s3Error(403, 'AccessDenied', 'Request has expired', extra);
   }
-  const archive = state.exportJobs.get(jobId)?.archive;
-  if (!archive) return s3Error(404, 'NoSuchKey', 'The specified key does not exist.');
-  return { status: 200, bytes: archive, contentType: state.format.contentType };
+  const job = state.exportJobs.get(jobId);
+  const format = job && state.archiveOf(job);
+  if (!job?.archive || !format || url.pathname.split('/').at(-1) !== format.fileName) return s3Error(404, 'NoSuchKey', 'The specified key does not exist.');
+  return { status: 200, bytes: job.archive, contentType: format.contentType };
 }
 
 function createAgent(state: PlatformState, projectId: string, body: string): Answer {
@@ -350,7 +366,7 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
       send(res, control(method, url, body.text), false);
       return;
     }
-    const { route, params } = matchRoute(method, url.pathname, state.format.fileName);
+    const { route, params } = matchRoute(method, url.pathname, state.apiShape);
     const record: RecordedRequest = { method, path: url.pathname, query: url.search.slice(1), route, status: 0, at: clock() };
     if (req.headers.authorization !== undefined) record.authorization = req.headers.authorization;
     requests.push(record);
@@ -389,13 +405,16 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
 
     switch (route) {
       case 'start':
-        return reply(startJob(state, body.text));
+        return reply(params.length === 1 ? startProjectJob(state, params[0]!) : startJob(state, body.text));
       case 'status': {
+        if (params.length === 2) return reply(getProjectJob(state, params[0]!, params[1]!, storageUrl));
         const job = exportJobs.get(params[0]);
+        // A job of the next shape is not on today's routes (the platform keeps the two apart).
+        if (job?.shape === 'project') return reply({ status: 404, json: { error: 'Job not found' } });
         return reply(job ? { status: 200, json: exportJobView(state, job) } : { status: 404, json: { error: 'Job not found' } });
       }
       case 'bundle':
-        return reply(generateBundle(state, params[0], storageUrl));
+        return reply(state.exportJobs.get(params[0]!)?.shape === 'project' ? { status: 404, json: { error: 'Job not found' } } : generateBundle(state, params[0], storageUrl));
       case 'agent-create':
         return reply(createAgent(state, params[0], body.text));
       case 'agent-get':
@@ -448,6 +467,12 @@ export async function startPlatformEmulator(options: EmulatorOptions = {}): Prom
       faults.arm(fault);
     },
     seedExportJob: (input) => state.seedExportJob(input),
+    linkFor(jobId) {
+      const job = exportJobs.get(jobId);
+      if (!job) throw new Error(`no export job ${jobId}`);
+      return `${storageUrl}${state.bundleLink(job).link}`;
+    },
+    apiShape: state.apiShape,
     seedAgentJob: (input) => state.seedAgentJob(input),
     close() {
       return new Promise<void>((resolve) => {

@@ -32,7 +32,8 @@ export async function startStaticFileServer(): Promise<StaticFileServer> {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
     }
-    response.writeHead(200, { 'content-type': 'application/gzip', 'content-length': file.length });
+    // As the upload set it (the README's step passes archive-content-type): by the archive's extension.
+    response.writeHead(200, { 'content-type': path.endsWith('.zip') ? 'application/zip' : 'application/gzip', 'content-length': file.length });
     response.end(request.method === 'HEAD' ? undefined : file);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -61,7 +61,7 @@ interface Row {
   foretoldLateMs: number | undefined;
 }
 
-async function sideBySide(job: SimJob, random: () => number): Promise<Row> {
+async function sideBySide(job: SimJob, random: () => number, api: sim.SimApi = 'today'): Promise<Row> {
   const loop = { polls: 0, lateMs: 0 };
   const ours = { polls: 0, lateMs: 0 };
   let mostAhead = -Infinity;
@@ -71,7 +71,7 @@ async function sideBySide(job: SimJob, random: () => number): Promise<Row> {
     // A failure at a random moment of the run: a new moment at each phase.
     const run = job.outcome === 'failed' ? { ...job, endsAfterMs: random() * job.endsAfterMs } : job;
     const theirs = loopWait(run, phaseMs);
-    const mine = await actionWait(run, phaseMs);
+    const mine = await actionWait(run, phaseMs, DEFAULT_LIMITS, api);
     loop.polls += theirs.polls.length / PHASES;
     loop.lateMs += theirs.lateMs / PHASES;
     ours.polls += mine.polls.length / PHASES;
@@ -101,6 +101,28 @@ export async function sideBySideTable(): Promise<string[]> {
     '',
     '| job | 10 s loop | this action | most requests ahead of the loop, at any moment | foretold: seen within | promises hold |',
     '|---|---|---|---|---|---|',
+    ...rows
+  ];
+}
+
+/**
+ * The same export jobs on the platform's next API, which sends no percent (nor page count): nothing
+ * foretells an end, so the wait keeps the loop's beat alone. The promise: never more requests than
+ * the loop at any moment, and every end seen no later than the loop sees it.
+ */
+export async function nextApiTable(): Promise<string[]> {
+  const random = seededRandom(SEED);
+  const rows: string[] = [];
+  for (const job of JOBS_SIDE_BY_SIDE.filter((candidate) => candidate.kind === 'export')) {
+    const row = await sideBySide(job, random, 'next');
+    const holds = row.mostAhead <= 0 && row.ours.polls <= row.loop.polls + 1e-6 && row.ours.lateMs <= row.loop.lateMs + 1e-6;
+    rows.push(`| ${job.shape} | ${polls(row.loop.polls)} · ${seconds(row.loop.lateMs)} | ${polls(row.ours.polls)} · ${seconds(row.ours.lateMs)} | ${row.mostAhead > 0 ? `+${row.mostAhead}` : row.mostAhead} | ${holds ? 'yes' : 'NO'} |`);
+  }
+  return [
+    `On the platform's next static export API (no \`progress\`), the same export jobs on a fake clock, default inputs; each cell is *status requests · how late the end was seen*, mean of ${PHASES} phases:`,
+    '',
+    '| job | 10 s loop | this action | most requests ahead of the loop, at any moment | no more requests, end seen no later |',
+    '|---|---|---|---|---|',
     ...rows
   ];
 }
@@ -148,3 +170,6 @@ export async function tradeOffTable(ceilingsMs = [10_000, 15_000, 20_000, 30_000
     ...ceilingsMs.map((ms) => line(`${ms / 1000} s${ms === DEFAULT_LIMITS.ceilingMs ? ' (default)' : ''}`, tallies.get(ms)!))
   ];
 }
+
+// `node scripts/bench-wait.ts --next`: the table on the platform's next API, printed.
+if (process.argv[1]?.endsWith('bench-wait.ts') && process.argv.includes('--next')) console.log((await nextApiTable()).join('\n'));

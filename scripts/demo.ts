@@ -4,9 +4,14 @@
 import { fakeSha } from '../emulator/deployments.ts';
 import { DEFAULT_API_KEY, startPlatformEmulator } from '../emulator/platform.ts';
 import { runnerLog, startAction } from '../emulator/runner.ts';
+import type { ApiShape } from '../emulator/platform-state.ts';
 
 const started = Date.now();
-const emulator = await startPlatformEmulator({ profile: { queuedMs: 1500, runMs: 8000, pageCount: 128 }, deployments: { branch: 'docs', deployMs: 3000 } });
+// `npm run demo -- --api-shape next`: the platform's next static export API (project-scoped routes, export.zip), or `both`.
+const shapeFlag = process.argv.indexOf('--api-shape');
+const apiShape = shapeFlag < 0 ? undefined : (process.argv[shapeFlag + 1] as ApiShape);
+if (apiShape !== undefined && !['today', 'next', 'both'].includes(apiShape)) throw new Error(`--api-shape expects today, next or both, got "${apiShape}"`);
+const emulator = await startPlatformEmulator({ profile: { queuedMs: 1500, runMs: 8000, pageCount: 128 }, deployments: { branch: 'docs', deployMs: 3000 }, apiShape });
 // A push to the docs branch, as the workflow's trigger: the platform starts publishing it on its own.
 const pushed = fakeSha('demo push');
 emulator.deployments.push('docs', pushed, 'Document the new CLI flags');

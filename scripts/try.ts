@@ -13,6 +13,7 @@ import { fakeSha } from '../emulator/deployments.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_SITE_CHANGES, type SiteChanges } from '../emulator/living-site.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import type { ApiShape } from '../emulator/platform-state.ts';
 import { DEFAULT_LINK_TTL_SECONDS } from '../emulator/platform-state.ts';
 import { type ActionRun, runAction } from '../emulator/runner.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
@@ -74,6 +75,8 @@ export interface TryOptions {
   productionLeftSeconds?: number | null;
   /** The folder the pages are written to. */
   out?: string;
+  /** Which static export API the platform speaks: today's (default), its next one, or both. */
+  apiShape?: ApiShape;
   /** The page whose workflows run (README.md). */
   readme?: string;
   /** Where progress goes, a line at a time. */
@@ -135,7 +138,8 @@ export async function tryChart(options: TryOptions): Promise<TryResult> {
   const platform = await startPlatformEmulator({
     profile: { queuedMs, runMs, pageCount: options.pages ?? 120, changes },
     linkTtlSeconds,
-    deployments: { branch: DOCS_BRANCH, deployMs }
+    deployments: { branch: DOCS_BRANCH, deployMs },
+    apiShape: options.apiShape
   });
   const github = await startGitHubEmulator();
   const bucket = await startStaticFileServer();
@@ -255,9 +259,8 @@ async function seedProduction(platform: PlatformEmulator, chart: Chart, configKe
   const ttl = platform.linkTtlSeconds;
   platform.linkTtlSeconds = leftSeconds;
   const jobId = platform.seedExportJob({ domain: 'docs.example.com' });
-  const answer = await fetch(`${platform.url}/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } });
+  const bundleUrl = platform.linkFor(jobId);
   platform.linkTtlSeconds = ttl;
-  const { bundleUrl } = (await answer.json()) as { bundleUrl: string };
   chart.files[path] = patchValuesFile(path, text, configKey, { bundleUrl, enable: false }).text;
   return `Production's link (${redactLink(link)}) is played by an emulated export whose link expires in ${formatDuration(leftSeconds * 1000)} (--production-left).`;
 }
@@ -412,6 +415,9 @@ Markdown and as HTML the way GitHub shows them. Nothing leaves this machine.
   --pages N                pages of the docs site (default 120)
   --pages-added N, --pages-removed N, --pages-edited N
                            what each export changes from the one before (default 2, 2 and 3)
+  --api-shape today|next|both
+                           which static export API the platform speaks: today's (default), its next
+                           one (project-scoped routes, export.zip), or both, as on the day it moves
   --out FOLDER             where the pages are written (default try-output)`;
 
 /** The options the command line gives; throws TryError on a bad flag. */
@@ -430,7 +436,8 @@ export function parseTryArgs(args: string[]): TryOptions & { help: boolean } {
       'pages-added': { type: 'string' },
       'pages-removed': { type: 'string' },
       'pages-edited': { type: 'string' },
-      out: { type: 'string' }
+      out: { type: 'string' },
+      'api-shape': { type: 'string' }
     },
     strict: true
   });
@@ -455,8 +462,15 @@ export function parseTryArgs(args: string[]): TryOptions & { help: boolean } {
       removed: count('--pages-removed', values['pages-removed']) ?? DEFAULT_SITE_CHANGES.removed,
       edited: count('--pages-edited', values['pages-edited']) ?? DEFAULT_SITE_CHANGES.edited
     },
-    out: values.out
+    out: values.out,
+    apiShape: apiShapeFlag(values['api-shape'])
   };
+}
+
+function apiShapeFlag(raw: string | undefined): ApiShape | undefined {
+  if (raw === undefined) return undefined;
+  if (!['today', 'next', 'both'].includes(raw)) throw new TryError(`--api-shape ${raw}: expected today, next or both.`);
+  return raw as ApiShape;
 }
 
 function seconds(flag: string, raw: string | undefined): number | undefined {

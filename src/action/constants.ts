@@ -75,6 +75,8 @@ export const PublishOutput = {
   ArchivePath: 'archive-path',
   ArchiveSha256: 'archive-sha256',
   ArchiveSha256Path: 'archive-sha256-path',
+  ArchiveName: 'archive-name',
+  ArchiveContentType: 'archive-content-type',
   ContentDiff: 'content-diff',
   ContentDiffPath: 'content-diff-path'
 } as const;

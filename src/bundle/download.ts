@@ -21,7 +21,7 @@ import { dnsAdvice, isDnsCode, isTlsCode, networkCode, tlsAdvice } from '../acti
 import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
 import { BundleError, DEFAULT_LIMITS, type UnpackLimits } from './guard.ts';
 import { type ArchiveFormat, detectFormat, type EntryReader, unpackTarGz, unpackZip, type UnpackedTree } from './unpack.ts';
-import { archiveCopy, archiveStagingPath, checkArchiveFormat, type KeptArchive, placeArchive } from '../storage/kept-archive.ts';
+import { archiveCopy, archiveFileName, archiveStagingPath, checkArchiveFormat, type KeptArchive, placeArchive } from '../storage/kept-archive.ts';
 
 export { BundleError } from './guard.ts';
 
@@ -51,7 +51,7 @@ export interface DownloadBundleOptions {
   /** The step's one deadline: the download, its retries and their waits end by it. */
   deadline?: Deadline;
   /** Also keep the archive as served at this path (absolute; must not exist), once every check passed. */
-  keepArchive?: { input: string; path: string };
+  keepArchive?: { input: string; path: string; folder?: boolean };
   /**
    * Reads files as they come out of the archive (the content diff's pages). Called at the start of
    * each attempt, so an attempt cut short and tried again is read afresh.
@@ -139,8 +139,11 @@ async function downloadWithin(options: DownloadBundleOptions): Promise<Downloade
       }
     }
     if (writeFiles) await checkDownloadPath(options.directory, target); // nothing appeared there while downloading
-    if (archive) checkArchiveFormat(options.keepArchive!.input, options.keepArchive!.path, fetched.format);
-    const kept = archive ? await placeArchive(options.keepArchive!.input, archive, options.keepArchive!.path, fetched.sha256, fetched.bytes) : undefined;
+    const keep = options.keepArchive;
+    // A folder keeps the archive under the platform's own name; a file name must say what the archive is.
+    const keptPath = keep?.folder ? join(keep.path, archiveFileName(fetched.format)) : keep?.path;
+    if (archive && !keep!.folder) checkArchiveFormat(keep!.input, keptPath!, fetched.format);
+    const kept = archive ? await placeArchive(keep!.input, archive, keptPath!, fetched.sha256, fetched.bytes, fetched.format) : undefined;
     if (writeFiles) {
       await rmdir(target).catch(() => undefined); // an empty directory gives way (rename over it fails on Windows)
       await rename(staging, target);

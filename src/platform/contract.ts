@@ -17,7 +17,11 @@ interface Route {
   or404?: string;
 }
 
-const STATIC_EXPORT = 'Mintlify Static Export API 1.0.0';
+import { JOBS_SHAPE, PROJECT_SHAPE } from './static-export-shapes.ts';
+
+// Both shapes of the static export API carry the same title and version; static-export-shapes.ts names them apart.
+const STATIC_EXPORT = JOBS_SHAPE.contract;
+const STATIC_EXPORT_NEXT = PROJECT_SHAPE.contract;
 const DEPLOYMENT = 'Mintlify External API 1.0.0';
 const ADMIN = 'Mintlify Admin API 2.0.0';
 const ANALYTICS = 'Mintlify Analytics Export API 1.0.0';
@@ -28,6 +32,8 @@ const ROUTES: Route[] = [
   { method: 'POST', path: /^\/v1\/static-export\/jobs$/, contract: STATIC_EXPORT, declares404: false },
   { method: 'GET', path: new RegExp(`^/v1/static-export/jobs/${ID}$`), contract: STATIC_EXPORT, declares404: true },
   { method: 'POST', path: new RegExp(`^/v1/static-export/jobs/${ID}/bundle$`), contract: STATIC_EXPORT, declares404: true },
+  { method: 'POST', path: new RegExp(`^/v1/static-export/${ID}/jobs$`), contract: STATIC_EXPORT_NEXT, declares404: false, or404: PROJECT },
+  { method: 'GET', path: new RegExp(`^/v1/static-export/${ID}/jobs/${ID}$`), contract: STATIC_EXPORT_NEXT, declares404: true },
   { method: 'POST', path: new RegExp(`^/v1/project/update/${ID}$`), contract: DEPLOYMENT, declares404: false, or404: PROJECT },
   { method: 'GET', path: new RegExp(`^/v1/project/update-status/${ID}$`), contract: DEPLOYMENT, declares404: false },
   { method: 'POST', path: new RegExp(`^/v2/agent/${ID}/job$`), contract: ADMIN, declares404: false, or404: PROJECT },

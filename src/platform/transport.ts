@@ -19,7 +19,10 @@ import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
  * second export costs the user nothing, giving up costs the run. `resentStarts` counts them, so the
  * log and the summary can say how many jobs may run unnamed.
  */
-export type RetryPolicy = 'idempotent' | 'create' | 'start';
+export type RetryPolicy = 'idempotent' | 'create' | 'start' | 'project-start';
+// `project-start`: the project-scoped start (static export's next shape). As `start`, except that a
+// 429 is its hourly limit of starts: retried only when the answer says when (Retry-After) and that
+// fits the step's deadline; otherwise the caller says when to come back.
 
 /** Statuses after which the server may have acted on the request. */
 const AMBIGUOUS_STATUSES = new Set([500, 502, 504]);
@@ -52,6 +55,8 @@ export interface ApiClientOptions {
   /** The step's one deadline: bounds each request, each backoff and each Retry-After. */
   deadline?: Deadline;
   userAgent?: string;
+  /** The project the project-scoped routes name (static export's next shape), when the step has one. */
+  projectId?: string;
 }
 
 export interface RequestOptions {
@@ -80,6 +85,8 @@ export class ApiError extends Error {
   readonly code?: string;
   /** True when the server may have taken the request (the body was sent, no answer came back). */
   readonly maybeTaken: boolean;
+  /** The answer's JSON, when it was JSON: fields beyond `error` that a caller may use (a 409's job id). */
+  readonly body?: unknown;
 
   constructor(init: {
     method: string;
@@ -92,6 +99,7 @@ export class ApiError extends Error {
     retryAfterMs?: number;
     code?: string;
     maybeTaken?: boolean;
+    body?: unknown;
   }) {
     super(init.message);
     this.name = 'ApiError';
@@ -104,6 +112,7 @@ export class ApiError extends Error {
     this.retryAfterMs = init.retryAfterMs;
     this.code = init.code;
     this.maybeTaken = init.maybeTaken ?? false;
+    this.body = init.body;
   }
 
   get transient(): boolean {
@@ -148,6 +157,23 @@ export class ApiClient {
     });
   }
 
+  get projectId(): string | undefined {
+    return this.options.projectId;
+  }
+
+  get deadline(): Deadline | undefined {
+    return this.options.deadline;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.options.signal;
+  }
+
+  /** A line for the step's log (where retries go): what the client learned or is waiting for. */
+  log(message: string): void {
+    this.options.onRetry?.(message);
+  }
+
   /** Ends idle keep-alive sockets so the process can exit. */
   dispose(): void {
     this.http.dispose();
@@ -160,7 +186,7 @@ export class ApiClient {
       retries,
       minBackoffMs,
       jitter: true,
-      transient: (error) => isRetryable(error, policy),
+      transient: (error) => isRetryable(error, policy, deadline),
       retryAfterMs: (error) => (error as ApiError).retryAfterMs,
       maxRetryAfterMs,
       server: 'the platform',
@@ -168,7 +194,7 @@ export class ApiClient {
       signal,
       onRetry: ({ error, waitMs, retriesLeft }) => {
         const apiError = error as ApiError;
-        if (policy === 'start' && apiError.ambiguous) {
+        if ((policy === 'start' || policy === 'project-start') && apiError.ambiguous) {
           this.resentStarts += 1;
           this.options.warn?.(
             `${apiError.message}, so the platform may have started the export although no answer arrived. Sending the start again: a second export may run on the platform (it costs nothing but its time); this step follows the one whose answer arrives.`
@@ -269,8 +295,9 @@ export class ApiClient {
   }
 }
 
-function isRetryable(error: unknown, policy: RetryPolicy): boolean {
+function isRetryable(error: unknown, policy: RetryPolicy, deadline?: Deadline): boolean {
   if (!(error instanceof ApiError) || !error.transient) return false;
+  if (policy === 'project-start' && error.status === 429) return error.retryAfterMs !== undefined && (!deadline || deadline.fits(error.retryAfterMs));
   return policy !== 'create' || !error.ambiguous;
 }
 
@@ -326,6 +353,7 @@ function errorFromResponse(
     details,
     requestId,
     retryAfterMs,
+    body: json,
     message: `${method} ${path} answered ${status}${serverMessage ? `: ${serverMessage}` : ''}`
   });
 }

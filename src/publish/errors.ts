@@ -21,7 +21,7 @@ export function explainPublishError(error: unknown, inputs: PublishInputs, plan:
     return `${error.message}${jobId ? ` The export job ${jobId} goes on on the server: re-run with job-id: ${jobId} to pick it up.` : ''}`;
   }
   if (error instanceof ExportFailedError) {
-    return `The export of ${domain ?? `job ${error.job.jobId}`} failed at ${error.job.progress}% (${error.job.pageCount} pages done): ${error.job.error ?? 'the platform gave no reason'}. Fix what it names in your docs and push again; the deployment keeps its current bundle.`;
+    return `The export of ${domain ?? `job ${error.job.jobId}`} failed${progressOf(error.job, 'failed')}: ${error.job.error ?? 'the platform gave no reason'}. Fix what it names in your docs and push again; the deployment keeps its current bundle.`;
   }
   if (error instanceof PullRequestError && error.status !== undefined && error.status >= 500) {
     // GitHub's own trouble, still there after the client's retries, usually passes; any other
@@ -32,7 +32,7 @@ export function explainPublishError(error: unknown, inputs: PublishInputs, plan:
   const timeout = exportTimeout(error);
   if (timeout) {
     const job = timeout.last;
-    const where = job ? `it was ${job.status} at ${job.progress}% with ${job.pageCount} pages` : 'no status was seen';
+    const where = job ? `it was ${job.status}${progressOf(job, 'timeout')}` : 'no status was seen';
     const id = job?.jobId ?? jobId;
     // The step's one deadline covers the deployment's wait too: say where the time went, in units.
     const before = publicationMs === undefined ? '' : `, after ${formatDuration(publicationMs)} waiting for the platform to publish`;
@@ -70,4 +70,10 @@ export function explainPublishError(error: unknown, inputs: PublishInputs, plan:
       409: 'the job has not finished, so no bundle can be generated yet (409). Re-run once it has completed.'
     }
   });
+}
+
+/** ` at 42% (128 pages done)`, or nothing where the platform sends no progress (its next API). */
+function progressOf(job: ExportJob, said: 'failed' | 'timeout'): string {
+  if (job.progress === undefined || job.pageCount === undefined) return '';
+  return said === 'failed' ? ` at ${job.progress}% (${job.pageCount} pages done)` : ` at ${job.progress}% with ${job.pageCount} pages`;
 }

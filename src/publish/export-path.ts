@@ -1,6 +1,7 @@
 // The export path: wait for the push's publication (on a push), export or reuse an export, download
 // and check its bundle (compared with production's), pass the content gate, and propose its link.
 import { rm } from 'node:fs/promises';
+import { basename } from 'node:path';
 import * as core from '@actions/core';
 import { githubClient } from '../github/client.ts';
 import type { Octokit } from '../github/pull-request.ts';
@@ -13,6 +14,7 @@ import type { Deadline } from '../action/deadline.ts';
 import { formatBytes } from '../action/format.ts';
 import { type Cancellation, stepWait, uniqueTempPath } from '../action/runtime.ts';
 import { checkLinkMargin } from '../storage/link-margin.ts';
+import { namesFolder } from '../storage/kept-archive.ts';
 import type { ContentDiff } from '../content/gate.ts';
 import { jobIdFromLink } from '../values/link.ts';
 import { compareWithProduction } from './content-diff.ts';
@@ -69,7 +71,7 @@ export async function exportAndPropose(context: ExportContext, plan: { plan: Exp
   progress.exported = exported;
   maskLink(exported.bundle.bundleUrl);
   const jobId = exported.job.jobId;
-  core.info(`Bundle ready: ${exported.job.pageCount} pages, link valid until ${exported.bundle.expiresAt}${published ? `, holding ${published.sha.slice(0, 7)} from ${published.branch}` : ''}.`);
+  core.info(`Bundle ready: ${exported.job.pageCount === undefined ? '' : `${exported.job.pageCount} pages, `}link valid until ${exported.bundle.expiresAt}${published ? `, holding ${published.sha.slice(0, 7)} from ${published.branch}` : ''}.`);
   // Download before proposing the link: a bundle that fails its checks must not reach the deployment.
   // With config-path it is also compared with production's, unless it is the export production serves,
   // or the one the open pull request proposes: that one passed the gate when it was proposed.
@@ -152,7 +154,7 @@ async function download(context: ExportContext, exported: ExportResult, compareW
       shownAs: target?.given ?? (writeFiles ? 'a temporary folder (checked, then removed)' : 'checked and compared, not unpacked'),
       deadline,
       signal: cancellation.signal,
-      keepArchive: inputs.keepArchive && { input: PublishInput.KeepArchive, path: inputs.keepArchive.path },
+      keepArchive: inputs.keepArchive && { input: PublishInput.KeepArchive, path: inputs.keepArchive.path, folder: namesFolder(inputs.keepArchive.given) },
       requireHomePage: writeFiles,
       writeFiles,
       reader
@@ -179,7 +181,10 @@ async function download(context: ExportContext, exported: ExportResult, compareW
     outputs[Output.ArchivePath] = downloaded.kept.path;
     outputs[Output.ArchiveSha256] = downloaded.kept.sha256;
     outputs[Output.ArchiveSha256Path] = downloaded.kept.sha256Path;
-    core.info(`Kept the archive as served (${formatBytes(downloaded.kept.bytes)}) at ${inputs.keepArchive!.given}, its SHA-256 in ${inputs.keepArchive!.given}.sha256.`);
+    outputs[Output.ArchiveName] = basename(downloaded.kept.path);
+    outputs[Output.ArchiveContentType] = downloaded.kept.contentType;
+    const keptAt = namesFolder(inputs.keepArchive!.given) ? `${inputs.keepArchive!.given}${basename(downloaded.kept.path)}` : inputs.keepArchive!.given;
+    core.info(`Kept the archive as served (${formatBytes(downloaded.kept.bytes)}, ${downloaded.kept.contentType}) at ${keptAt}, its SHA-256 in ${keptAt}.sha256.`);
   }
   if (!downloaded.renewed) return { exported, site, contentDiff };
   // The link expired on the way and was renewed: the outputs and the pull request carry the new one.

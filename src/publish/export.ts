@@ -10,8 +10,8 @@ import {
   startExport
 } from '../platform/static-export.ts';
 import { ApiError, type ApiClient } from '../platform/transport.ts';
-import { formatDuration } from '../action/format.ts';
 import { ExportSchedule } from '../wait/export-schedule.ts';
+import { ProgressLog } from '../wait/export-progress.ts';
 import { type JobRunOptions, waitUntilFinal } from '../wait/wait.ts';
 
 /** Start an export, or reuse a job; `fallback` starts one when the job is gone or failed. */
@@ -87,39 +87,4 @@ async function firstState(client: ApiClient, plan: ExportPlan, log: (line: strin
   }
   log(`Reusing export job ${job.jobId}.`);
   return { first: job, started: false };
-}
-
-/** Logs a line when status, progress or page count change: not on every poll. */
-class ProgressLog {
-  private last = '';
-  private readonly log: (line: string) => void;
-  private readonly schedule: ExportSchedule;
-  private readonly now: () => number;
-
-  constructor(log: (line: string) => void, schedule: ExportSchedule, now: () => number) {
-    this.log = log;
-    this.schedule = schedule;
-    this.now = now;
-  }
-
-  seen(job: ExportJob): void {
-    const key = `${job.status}|${job.progress}|${job.pageCount}`;
-    if (key === this.last) return;
-    this.last = key;
-    // One progress sample gives only a rough guess of the end: say so rather than show it.
-    this.log(progressLine(job, this.schedule.confident() ? this.schedule.estimatedEnd() : undefined, this.now()));
-  }
-}
-
-/** `running · 42% · 128 pages · about 35 s left` */
-function progressLine(job: ExportJob, estimatedEnd: number | undefined, now: number): string {
-  const parts = [job.status];
-  if (job.status === 'queued') parts.push('waiting for the platform to start it');
-  else parts.push(`${Math.round(job.progress)}%`, `${job.pageCount} ${job.pageCount === 1 ? 'page' : 'pages'}`);
-  if (!isFinished(job) && job.status !== 'queued') {
-    const left = estimatedEnd === undefined ? undefined : estimatedEnd - now;
-    parts.push(left === undefined ? 'estimating the time left' : left < 1000 ? 'about to finish' : `about ${formatDuration(left)} left`);
-  }
-  if (job.status === 'failed' && job.error) parts.push(job.error);
-  return parts.join(' · ');
 }

@@ -47,7 +47,7 @@ export async function proposeHostedUrl({ client, octokit, inputs, facts, deadlin
     log: (line) => core.info(line),
     requestTimeoutMs: inputs.requestTimeoutMs
   });
-  core.info(`${redactLink(url)} answers 200 to anyone: ${formatBytes(check.bytes)} of gzip${check.sha256Checked ? ', the same SHA-256 as the kept archive' : ''}.`);
+  core.info(`${redactLink(url)} answers 200 to anyone: ${formatBytes(check.bytes)} of ${check.kind}${check.sha256Checked ? ', the same SHA-256 as the kept archive' : ''}.`);
   // With an api-key the platform says when the export was made, so the order rule can compare it with
   // an open proposal; without one, a proposal of another export is left alone (see proposal.ts).
   const now = new Date().toISOString();

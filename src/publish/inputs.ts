@@ -53,6 +53,8 @@ export interface PublishInputs extends PlatformInputs {
    * pushed repository and a token to compare the published commit with the pushed one.
    */
   publication?: { projectId: string; pushed?: PushedCommit; github?: { token: string; repo: { owner: string; repo: string } } };
+  /** project-id, when given: the platform's project-scoped static export routes name it. */
+  projectId?: string;
   /** With config-path: the content gate (what share of production's pages a new export may lose, and the home page). */
   contentGate: GateSettings;
 }
@@ -84,7 +86,7 @@ export function readPublishInputs(): PublishInputs {
     plan = 'auto';
   } else if (jobId !== '') {
     if (!JOB_ID.test(jobId)) {
-      throw new InputError(Input.JobId, `'${jobId}' is neither auto nor an export job id. Job ids look like se_3f9a2c1b8e7d4a06.`);
+      throw new InputError(Input.JobId, `'${jobId}' is neither auto nor an export job id. Job ids look like se_3f9a2c1b8e7d4a06, or 6520f3a1c9b1a20012ab34cd on the platform's project-scoped API.`);
     }
     plan = { reuse: jobId };
   } else {
@@ -122,6 +124,7 @@ export function readPublishInputs(): PublishInputs {
   const timeoutText = core.getInput(Input.Timeout) || '30m';
   return {
     failWhenProductionExpires: readFailWhen(),
+    projectId: core.getInput(Input.ProjectId).trim() || undefined,
     event: process.env.GITHUB_EVENT_NAME || undefined,
     ...platform,
     plan,
@@ -207,9 +210,8 @@ function readPublicationInputs(plan: ExportPlan | 'auto'): PublishInputs['public
 
 /** keep-archive keeps one file, named as the archive is: a folder or another extension would mislead the next step. */
 function checkArchiveName(given: string): void {
-  if (/[\\/]$/.test(given)) {
-    throw new InputError(Input.KeepArchive, `'${given}' names a folder, but keep-archive keeps one file: give its name, for example ${given}bundle.tar.gz.`);
-  }
+  // A folder keeps the archive under the platform's own name (bundle.tar.gz or export.zip): see kept-archive.ts.
+  if (/[\\/]$/.test(given)) return;
   if (!/\.(tar\.gz|tgz|zip)$/i.test(given)) {
     throw new InputError(Input.KeepArchive, `'${given}' does not end in .tar.gz, .tgz or .zip, the archive's own extensions: name it as the archive is, for example ${given.replace(/\.[^./]*$/, '')}.tar.gz (the platform serves a gzip'd tar).`);
   }

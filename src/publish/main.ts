@@ -31,7 +31,7 @@ export async function run(cancellation = new Cancellation(), options: RunOptions
   const inputs = readInputs(readPublishInputs);
   if (!inputs) return;
   const deadline = new Deadline(inputs.timeoutMs);
-  const client = platformClient(inputs, cancellation, { deadline });
+  const client = platformClient(inputs, cancellation, { deadline, projectId: inputs.projectId });
   const octokit = inputs.config
     ? githubClient(inputs.config.token, { deadline, requestTimeoutMs: inputs.requestTimeoutMs, signal: cancellation.signal, log: (line) => core.info(line), secondMs: options.githubSecondMs })
     : undefined;

@@ -173,7 +173,7 @@ function failedOutputs(outcome: Extract<Outcome, { kind: 'failed' }>): Record<st
 function exportOutputs({ job, bundle }: ExportResult, hosted: boolean): Record<string, string> {
   return {
     [Output.JobId]: job.jobId,
-    ...(hosted ? {} : { [Output.Status]: job.status, [Output.PageCount]: String(job.pageCount) }),
+    ...(hosted ? {} : { [Output.Status]: job.status, ...(job.pageCount === undefined ? {} : { [Output.PageCount]: String(job.pageCount) }) }),
     [Output.BundleUrl]: bundle.bundleUrl,
     [Output.ExpiresAt]: bundle.expiresAt === 'never' ? 'never' : new Date(bundle.expiresAt).toISOString(),
     [Output.SizeBytes]: String(bundle.sizeBytes)

@@ -417,7 +417,8 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
   ];
   if (published.domain) lines.push(`| Domain | ${published.domain} |`);
   if (published.docsCommit) lines.push(`| Docs commit | \`${published.docsCommit.sha.slice(0, 12)}\` from ${published.docsCommit.branch} |`);
-  lines.push(`| Pages exported | ${job.pageCount} |`, `| Bundle size | ${formatBytes(bundle.sizeBytes)} |`);
+  if (job.pageCount !== undefined) lines.push(`| Pages exported | ${job.pageCount} |`);
+  lines.push(`| Bundle size | ${formatBytes(bundle.sizeBytes)} |`);
   const deployedExpiry = deployedLink ? linkExpiry(deployedLink) : undefined;
   if (deployedExpiry) lines.push(`| Production's link expires | ${formatUtc(deployedExpiry.toISOString())} |`);
   lines.push(`| New link expires | ${newExpiry} |`, '');
@@ -483,7 +484,7 @@ function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { 
     `| Bundle size | ${formatBytes(bundle.sizeBytes)} |`,
     `| Archive SHA-256 | \`${hosted.sha256}\` |`,
     `| URL expires | ${bundle.expiresAt === 'never' ? 'never: nothing to renew' : formatUtc(bundle.expiresAt)} |`,
-    `| Checked | an anonymous GET answered 200 with this size and gzip content${hosted.sha256Checked ? ', and the same SHA-256' : ''}, as the pods will fetch it |`,
+    `| Checked | an anonymous GET answered 200 with this size and an archive's content${hosted.sha256Checked ? ', and the same SHA-256' : ''}, as the pods will fetch it |`,
     '',
     ...changeTable(target.path, changes)
   ];

@@ -1,7 +1,7 @@
 // What the export path and the hosted path share once they hold an export: the content gate (unless
 // the open pull request proposes that export already), and the proposal of its link in the values file.
 import * as core from '@actions/core';
-import { generateBundle, getExport, type Bundle } from '../platform/static-export.ts';
+import { StaticExportMovedError, generateBundle, getExport, type Bundle } from '../platform/static-export.ts';
 import { ApiError, type ApiClient } from '../platform/transport.ts';
 import type { Octokit } from '../github/pull-request.ts';
 import type { ContentDiff } from '../content/gate.ts';
@@ -82,6 +82,8 @@ export async function exportCreatedAt(client: ApiClient, jobId: string): Promise
     return (await getExport(client, jobId)).createdAt;
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return undefined;
+    // A job of the platform's earlier API, where only the new one answers: its age cannot be read.
+    if (error instanceof StaticExportMovedError) return undefined;
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 // The publish action's job summary: what was exported and where the link stands, or what failed
 // and what to do. Written only where the runner gives a summary file.
 import * as core from '@actions/core';
-import type { ExportJob } from '../platform/static-export.ts';
+import { type ExportJob, jobFigures } from '../platform/static-export.ts';
 import { linkPieces, shownWhole } from '../values/link.ts';
 import { type ConfigTarget, type ConfigUpdate, linkWarning } from './proposal.ts';
 import type { Validity } from './renewal.ts';
@@ -52,7 +52,7 @@ export async function writePublishSummary(
     .addTable([
       [{ data: 'Job', header: true }, { data: `<code>${job.jobId}</code>${result.started ? '' : ' (reused)'}` }],
       ...(docsCommit ? [[{ data: 'Docs commit', header: true }, `<code>${docsCommit.sha.slice(0, 12)}</code> from ${escapeHtml(docsCommit.branch)}, published before the export started`]] : []),
-      [{ data: 'Pages', header: true }, String(job.pageCount)],
+      ...(job.pageCount === undefined ? [] : [[{ data: 'Pages', header: true }, String(job.pageCount)]]),
       [{ data: 'Took', header: true }, formatDuration(result.waitedMs)],
       [{ data: 'Bundle size', header: true }, formatBytes(bundle.sizeBytes)],
       [{ data: 'Link expires', header: true }, formatInstant(bundle.expiresAt)],
@@ -165,7 +165,8 @@ export async function writeFailureSummary(failure: {
   if (failure.jobId) rows.push([{ data: 'Job', header: true }, `<code>${failure.jobId}</code>`]);
   if (failure.job) {
     rows.push([{ data: 'Status', header: true }, failure.job.status]);
-    rows.push([{ data: 'Progress', header: true }, `${failure.job.progress}% · ${failure.job.pageCount} pages`]);
+    const figures = jobFigures(failure.job);
+    if (figures) rows.push([{ data: 'Progress', header: true }, figures]);
   }
   const title = failure.exported ? 'exported, but a later step failed' : 'failed';
   const summary = core.summary.addHeading(`Static export${failure.domain ? ` of ${failure.domain}` : ''}: ${title}`, 2);
@@ -197,7 +198,7 @@ export async function writeHostedSummary(
     [{ data: 'Expires', header: true }, expiresAt === 'never' ? 'never' : formatInstant(expiresAt)],
     [{ data: 'Size', header: true }, formatBytes(archive.bytes)],
     [{ data: 'SHA-256', header: true }, `<code>${archive.sha256}</code>`],
-    [{ data: 'Checked as a pod', header: true }, `200 without credentials, right size, gzip${sha256Checked ? ', same SHA-256' : ''}`]
+    [{ data: 'Checked as a pod', header: true }, `200 without credentials, right size, an archive${sha256Checked ? ', same SHA-256' : ''}`]
   ]);
   addConfigSection(config);
   await core.summary.write();

@@ -8,7 +8,7 @@ import { formatBytes, formatSeconds } from '../action/format.ts';
 import type { Deadline } from '../action/deadline.ts';
 import { retryTransient } from '../wait/backoff.ts';
 import { dnsAdvice, isDnsCode, networkCode } from '../action/network.ts';
-import { isGzip } from './kept-archive.ts';
+import { archiveKind } from './kept-archive.ts';
 
 export interface PodCheckOptions {
   /** Bytes the object must have: the kept archive's size. */
@@ -28,6 +28,8 @@ export interface PodCheckOptions {
 export interface PodCheck {
   status: number;
   bytes: number;
+  /** What its first bytes say it is: a gzip'd tar (today's API) or a zip (the platform's next one). */
+  kind: 'gzip' | 'zip';
   /** True when the whole object was read and its SHA-256 matched. */
   sha256Checked: boolean;
 }
@@ -90,20 +92,21 @@ async function checkOnce(url: string, options: PodCheckOptions): Promise<PodChec
   let head = Buffer.alloc(0);
   try {
     for await (const chunk of response as AsyncIterable<Buffer>) {
-      if (head.length < 2) head = Buffer.concat([head, chunk.subarray(0, 2)]);
+      if (head.length < 4) head = Buffer.concat([head, chunk.subarray(0, 4 - head.length)]);
       bytes += chunk.length;
       hash?.update(chunk);
       if (bytes > options.expectedBytes) break;
       // Without check-sha256, the first bytes and the declared length are enough.
-      if (!hash && length !== undefined && head.length >= 2) break;
+      if (!hash && length !== undefined && head.length >= 4) break;
     }
   } catch (error) {
     throw new PodCheckError(`The check of ${url} lost the connection (${(error as NodeJS.ErrnoException).code ?? 'reset'}).`, undefined, true);
   } finally {
     response.destroy();
   }
-  if (!isGzip(head)) {
-    throw new PodCheckError(`${url} answered 200, but not with a gzip archive (it starts with ${head.toString('hex') || 'nothing'}): the pods would get that page instead of the bundle. A login page or an error page of a proxy often looks like this. Nothing was proposed.`, status);
+  const kind = archiveKind(head)?.name;
+  if (!kind) {
+    throw new PodCheckError(`${url} answered 200, but not with a gzip archive or a zip (it starts with ${head.toString('hex') || 'nothing'}): the pods would get that page instead of the bundle. A login page or an error page of a proxy often looks like this. Nothing was proposed.`, status);
   }
   if (length === undefined || hash) {
     if (bytes !== options.expectedBytes) throw wrongSize(url, bytes, options.expectedBytes);
@@ -111,7 +114,7 @@ async function checkOnce(url: string, options: PodCheckOptions): Promise<PodChec
   if (hash && hash.digest('hex') !== options.sha256) {
     throw new PodCheckError(`${url} serves ${formatBytes(bytes)} whose SHA-256 differs from the kept archive's (${options.sha256}): it holds another bundle. Upload the kept archive again; nothing was proposed.`, status);
   }
-  return { status, bytes: length !== undefined ? Number(length) : bytes, sha256Checked: hash !== undefined };
+  return { status, bytes: length !== undefined ? Number(length) : bytes, kind, sha256Checked: hash !== undefined };
 }
 
 function wrongSize(url: string, got: number, expected: number): PodCheckError {

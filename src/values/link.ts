@@ -47,7 +47,7 @@ export function linkLifetime(link: string): number | undefined {
   return from && to && to > from ? to.getTime() - from.getTime() : undefined;
 }
 
-/** The static export job id (`se_…`) that the link's path names, if any. */
+/** The static export job id that the link's path names, if any: `se_…` (today's API) or 24 hex digits (its next one). */
 export function jobIdFromLink(link: string): string | undefined {
   return pathSegments(parseUrl(link)).find(isJobId);
 }

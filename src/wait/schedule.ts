@@ -20,7 +20,7 @@ const ESTIMATE_ERROR_MS = 100;
 /** What differs between kinds of job. */
 export interface ScheduleKind<T> {
   /** What an answer says of the job's progress; kinds that report none leave it out. */
-  progress?: (job: T) => ProgressReading;
+  progress?: (job: T) => ProgressReading | undefined;
   /** Looks off the beat this long after the start, for kinds whose short jobs end in seconds. */
   earlyLooksMs?: readonly number[];
 }
@@ -47,8 +47,9 @@ export class JobSchedule<T> implements PollSchedule<T> {
     if (this.startedAt === undefined) this.startedAt = at;
     else this.polls += 1;
     this.lastPollAt = at;
-    if (this.estimate && this.kind.progress) {
-      this.estimate.observe(this.kind.progress(job), at);
+    const reading = this.kind.progress?.(job);
+    if (this.estimate && reading) {
+      this.estimate.observe(reading, at);
       // A landing that finds the job still going (else the wait is over) is a missed estimate.
       if (this.planned === 'landing') this.estimate.missed();
     }
