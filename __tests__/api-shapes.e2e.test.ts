@@ -1,6 +1,6 @@
 // The day the platform moves static export to its next API (issue 43): the README's three workflows,
 // as written, through dist/index.js, against an emulator that speaks today's API, the next one
-// (project-scoped routes, no bundle call, export.zip; src/platform/contracts/), or both at once; and
+// (project-scoped routes, no bundle call, export.zip; openapi/platform/static-export-next.json), or both at once; and
 // the next API's own answers (409, 429), a version it no longer takes, and a missing project-id, each
 // read as a person in a hurry reads the error.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';

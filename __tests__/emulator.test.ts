@@ -557,7 +557,7 @@ describe('GitHub emulator: merging as GitHub does', () => {
   });
 });
 
-// The platform's next static export API, as its description says (src/platform/contracts/, from
+// The platform's next static export API, as its description says (openapi/platform/static-export-next.json, from
 // mintlify/docs commit decfe56): project-scoped routes, no body, no bundle call, export.zip.
 describe("the platform's next static export API (apiShape)", () => {
   it('next: today\'s routes are gone; a start takes no body, a completed status carries a fresh link to a zip; 409 while one runs; 429 past the hourly starts', async () => {

@@ -87,7 +87,7 @@ describe('linkExpiry', () => {
 });
 
 describe('jobIdFromLink', () => {
-  // The next API's ids and archive, as its description's example link has them (src/platform/contracts/).
+  // The next API's ids and archive, as its description's example link has them (openapi/platform/static-export-next.json).
   it("finds a job id of the platform's next API (24 hex digits, export.zip), and keeps it in the shown link", () => {
     const link = 'https://mintlify-static-exports.s3.invalid/exports/2026/6520f3a1c9b1a20012ab34cd/export.zip?X-Amz-Signature=abcdef0123456789';
     expect(jobIdFromLink(link)).toBe('6520f3a1c9b1a20012ab34cd');

@@ -104,7 +104,7 @@ function scheduleFor(job: SimJob, limits: ScheduleLimits): PollSchedule<never> {
 
 /**
  * Which static export API answers: today's (a percent, and `updatedAt` when it last moved) or the
- * next one (src/platform/contracts/: no percent, no page count, `updatedAt` when the status last changed).
+ * next one (openapi/platform/static-export-next.json: no percent, no page count, `updatedAt` when the status last changed).
  */
 export type SimApi = 'today' | 'next';
 

@@ -23,7 +23,7 @@ export type ContractCheck = (exchange: Exchange) => void;
 /** The descriptions each emulator answers for, under openapi/. */
 const DESCRIPTIONS = {
   github: ['github/api.github.com.json'],
-  platform: ['platform/static-export-openapi.json', 'platform/deployment-openapi.json', 'platform/admin-openapi.json', 'platform/analytics-openapi.json']
+  platform: ['platform/static-export-openapi.json', 'platform/static-export-next.json', 'platform/deployment-openapi.json', 'platform/admin-openapi.json', 'platform/analytics-openapi.json']
 };
 
 export type Api = keyof typeof DESCRIPTIONS;

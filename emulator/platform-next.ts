@@ -1,6 +1,6 @@
 // The platform's next static export API, as its description says (mintlify/docs commit decfe56,
 // "update static export API to projectId-scoped 2-step flow"; a copy in
-// src/platform/contracts/static-export-openapi.project-scoped.json): a start that names the
+// openapi/platform/static-export-next.json): a start that names the
 // project and takes no body, one job at a time per deployment (409), 10 starts per organization per
 // hour (429, no Retry-After declared), and a status that carries the link once completed, a fresh one
 // on each GET. Errors are `{"error": "…"}`. platform.ts routes to these; platform-state.ts keeps jobs.

@@ -4,7 +4,7 @@
 // (static-export.ts); nothing else in the action needs to know there are two.
 //
 // Both descriptions carry the same info (title "Mintlify Static Export API", version 1.0.0), so the
-// next one's name adds its routes and its source; its file is kept in contracts/ beside this one.
+// next one's name adds its routes and its source; its description is openapi/platform/static-export-next.json.
 import { Shape } from './shape.ts';
 import { ResponseShapeError } from './transport.ts';
 
@@ -55,7 +55,7 @@ export const JOBS_SHAPE: StaticExportShape = {
 };
 
 /**
- * The next shape: contracts/static-export-openapi.project-scoped.json, from mintlify/docs commit
+ * The next shape: openapi/platform/static-export-next.json, written here from mintlify/docs commit
  * decfe56 ("update static export API to projectId-scoped 2-step flow", branch accd9370). No body on
  * the start, no bundle call (a completed status carries the link), no progress or page count, 409
  * while a job is queued or running for the deployment, 429 past 10 starts per organization per hour.
