@@ -1,7 +1,21 @@
 // GitHub as it behaves on a bad day, for the GitHub REST emulator: faults armed per call number or
 // per operation, from tests and from `npm run emulator -- --github --github-fault KIND@CALL`.
 
-export type GitHubFaultKind = '502' | '503' | 'reset' | 'lost' | 'slow' | 'secondary' | '429' | 'primary' | 'writer' | 'unresolved' | 'unresolved-errors' | 'exists';
+export type GitHubFaultKind =
+  | '502'
+  | '503'
+  | 'reset'
+  | 'lost'
+  | 'slow'
+  | 'secondary'
+  | '429'
+  | 'primary'
+  | 'writer'
+  | 'unresolved'
+  | 'unresolved-errors'
+  | 'exists'
+  | 'base-modified'
+  | 'computing';
 
 export const GITHUB_FAULT_KINDS: Record<GitHubFaultKind, string> = {
   '502': "the gateway answers 502 with an HTML page; nothing is done",
@@ -15,7 +29,15 @@ export const GITHUB_FAULT_KINDS: Record<GitHubFaultKind, string> = {
   writer: 'another run of the action creates (or moves) the pull request branch just before the call, unless a run already proposed there',
   unresolved: '422 "Could not resolve to a node" (labels right after a pull request is created)',
   'unresolved-errors': 'the same 422 as GitHub really sends it: "Validation Failed", the reason in errors[].message',
-  exists: '422 "Validation Failed", errors[].message "A pull request already exists for …", although no open pull request is listed'
+  exists: '422 "Validation Failed", errors[].message "A pull request already exists for …", although no open pull request is listed',
+  // GitHub's words, as its merge endpoint answers when the base moves at the moment of the merge, and a
+  // retry passes: NixOS/nixpkgs-merge-bot#179 and microsoft/winget-pkgs#437130 quote the whole body;
+  // quipper/monorepo-deploy-actions#492 and JSONbored/loopover#1116 retry it.
+  'base-modified': '405 "Base branch was modified. Review and try the merge again." (a merge at the moment the base moves); nothing is done',
+  // Right after a push GitHub computes the pull request's merge in the background (`mergeable: null`,
+  // docs.github.com/rest/pulls/pulls#get-a-pull-request; cirrus-actions/rebase#57, kubernetes-retired/contrib#141),
+  // and a merge sent meanwhile is refused with the same 405 as a conflict; a retry passes.
+  computing: '405 "Pull Request is not mergeable" while GitHub still computes the merge after a push; nothing is done'
 };
 
 export interface GitHubFault {
