@@ -15,18 +15,16 @@ import {
   PullRequestError,
   type Repo,
   type RepositoryFacts,
-  addLabels,
   branchHead,
   listPulls,
   proposeChange,
   readBaseFile,
   readBranchHistory,
   readOpenProposal,
-  readPullState,
-  readRepository,
-  removeLabel,
-  updatePullBody
+  type PullState,
+  readRepository
 } from '../github/pull-request.ts';
+import { judgedHeadOf, rememberJudged, writeMarks } from './marks.ts';
 import { EXPIRING_LABEL, type ProductionGuard, firstLineOf, withFirstLine } from './production-guard.ts';
 import { OPENED_BY_THIS_ACTION, planProposal, refuseBranch } from './reconcile.ts';
 import { defaultPrBranch } from './inputs.ts';
@@ -129,6 +127,7 @@ export async function readProposalFacts(octokit: Octokit, target: ConfigTarget):
   const prBranch = target.prBranchDefault && base.branch !== repository.defaultBranch ? defaultPrBranch(path, target.key, base.branch) : target.prBranch;
   const pulls = await listPulls(octokit, repo, prBranch);
   const open = await readOpenProposal(octokit, repo, prBranch, base, path, pulls);
+  if (open) rememberJudged(octokit, open.number, open.headSha);
   let unopened: BranchHistory | null | undefined;
   if (pulls.length === 0) {
     const head = await branchHead(octokit, repo, prBranch);
@@ -232,9 +231,14 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
       body,
       labels: target.labels
     });
-    if (written !== 'raced') return { changed: true, ...written, changes: plan.changes, body, ...result, pending: true };
+    if (written !== 'raced') {
+      rememberJudged(octokit, written.number, written.commitSha ?? proposal?.headSha);
+      return { changed: true, ...written, changes: plan.changes, body, ...result, pending: true };
+    }
     if (attempt < BRANCH_ATTEMPTS) {
-      context.warn(`Another writer moved branch ${prBranch} in ${repo.owner}/${repo.repo} while this run wrote to it; reading it again (attempt ${attempt + 1} of ${BRANCH_ATTEMPTS}).`);
+      context.warn(
+        `Another writer moved branch ${prBranch} in ${repo.owner}/${repo.repo}, or a person merged or closed its pull request, while this run wrote to it; reading it again (attempt ${attempt + 1} of ${BRANCH_ATTEMPTS}).`
+      );
     }
   }
   throw new PullRequestError(
@@ -286,6 +290,7 @@ export async function keepProposalCurrent(octokit: Octokit, target: ConfigTarget
   });
   // Another writer moved the branch meanwhile: it is theirs to finish, and the next run looks again.
   if (written === 'raced') return undefined;
+  rememberJudged(octokit, written.number, written.commitSha ?? proposal.headSha);
   return { changed: true, ...written, changes: plan.changes, ...result, pending: true };
 }
 
@@ -300,16 +305,14 @@ export async function markPullRequest(
   number: number,
   guard: (mergeable: boolean | undefined) => ProductionGuard
 ): Promise<ProductionGuard> {
-  const { repo } = target;
-  const pull = await readPullState(octokit, repo, number);
-  const decided = guard(pull.mergeable);
-  if (target.dryRun) return decided;
-  const body = withFirstLine(pull.body, decided.firstLine);
-  if (body !== pull.body) await updatePullBody(octokit, repo, number, body);
-  const labelled = pull.labels.includes(EXPIRING_LABEL);
-  if (decided.labelled && !labelled) await addLabels(octokit, repo, number, [EXPIRING_LABEL]);
-  if (!decided.labelled && labelled) await removeLabel(octokit, repo, number, EXPIRING_LABEL);
-  return decided;
+  let decided: ProductionGuard | undefined;
+  const decide = (pull: PullState) => {
+    decided = guard(pull.mergeable);
+    return { firstLine: decided.firstLine ?? null, labelled: decided.labelled };
+  };
+  // One writer of the marks (marks.ts): on the head this run judged, over the body just read.
+  await writeMarks(octokit, target.repo, number, judgedHeadOf(octokit, number), decide, { dryRun: target.dryRun });
+  return decided ?? guard(undefined);
 }
 
 /** True when the pull request carries a mark of the guard: a later run takes it off once production is safe. */
