@@ -20,6 +20,8 @@ export interface GitHubEmulator {
   ): { sha: string; parents: string[]; message: string; files: Record<string, string> } | undefined;
   pulls(fullName: string): EmulatedPull[];
   closePull(fullName: string, number: number): void;
+  /** A person edits the pull request's title or body on GitHub. */
+  editPull(fullName: string, number: number, change: { title?: string; body?: string }): void;
   /** A person (a reviewer with the rights to) merges the pull request by a method the repository allows; throws GitHub's refusal. */
   mergePull(fullName: string, number: number, method: MergeMethod): string;
   /** One pull request as the state holds it (a copy), with who merged it. */
@@ -125,10 +127,10 @@ function restCommitJson(url: string, repo: Repository, commit: StoredCommit): un
 }
 
 function pullJson(url: string, repo: Repository, pull: EmulatedPull): unknown {
-  const side = (ref: string): unknown => ({
+  const side = (ref: string, kept?: string): unknown => ({
     label: `${repo.owner}:${ref}`,
     ref,
-    sha: repo.branches.get(ref) ?? null,
+    sha: kept ?? repo.branches.get(ref) ?? null,
     repo: { name: repo.name, full_name: fullNameOf(repo), owner: { login: repo.owner } }
   });
   return {
@@ -141,7 +143,7 @@ function pullJson(url: string, repo: Repository, pull: EmulatedPull): unknown {
     title: pull.title,
     body: pull.body === '' ? null : pull.body,
     labels: pull.labels.map(labelJson),
-    head: side(pull.head),
+    head: side(pull.head, pull.state === 'closed' ? pull.closedHead : undefined),
     base: side(pull.base),
     draft: false,
     merged: pull.merged,
@@ -609,6 +611,7 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
     commit: (fullName, sha) => state.commit(fullName, sha),
     pulls: (fullName) => state.pulls(fullName),
     closePull: (fullName, number) => state.closePull(fullName, number),
+    editPull: (fullName, number, change) => void state.updatePull(state.mustRepo(fullName), String(number), change),
     mergePull: (fullName, number, method) => state.mergePull(state.mustRepo(fullName), String(number), method, '', { person: true }).sha,
     pull: (fullName, number) => state.pull(fullName, number),
     protectBranch: (fullName, branch, rules) => state.protectBranch(fullName, branch, rules),
