@@ -121,6 +121,11 @@ export async function branchHead(octokit: Octokit, repo: Repo, branch: string): 
   }
 }
 
+/** The file's text at a commit, or undefined when there is no such file (or commit). */
+export function readFileAt(octokit: Octokit, repo: Repo, path: string, ref: string): Promise<string | undefined> {
+  return fileText(octokit, repo, path, ref);
+}
+
 // The file's text at a commit, or undefined when there is no such file.
 async function fileText(octokit: Octokit, repo: Repo, path: string, ref: string): Promise<string | undefined> {
   let data: unknown;
@@ -218,6 +223,8 @@ export interface PullSummary {
   state: 'open' | 'closed';
   /** Closed by a merge (merged_at set); a pull request closed without merging is a person's no. */
   merged: boolean;
+  /** For one closed without merging: the export the values file at its head proposes (proposal.ts reads it). */
+  proposedJobId?: string;
 }
 
 /** How a branch stands to the base, read through one compare: what it changed and who made its commits. */

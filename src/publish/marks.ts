@@ -5,6 +5,7 @@
 // lie). The body is written only over the copy just read (a precondition, read back on a lost answer).
 import { type Octokit, PullChangedError, type PullState, type Repo, addLabels, readPullState, removeLabel, updatePullBody } from '../github/pull-request.ts';
 import { EXPIRING_LABEL, withFirstLine, withUrgentLine } from './production-guard.ts';
+import { editRegion, regionOf } from './body.ts';
 
 export interface Marks {
   /** The guard's first line; null: none; undefined: as it is. */
@@ -51,9 +52,15 @@ export async function writeMarks(
   }
   const marks = decide(pull);
   if (options.dryRun) return { kind: 'unchanged', pull };
-  let body = pull.body;
-  if (marks.urgentLine !== undefined) body = withUrgentLine(body, marks.urgentLine);
-  if (marks.firstLine !== undefined) body = withFirstLine(body, marks.firstLine ?? undefined);
+  // The marks head the action's region (body.ts); a body without a mark to change is left byte for byte.
+  const marked = (region: string) => {
+    let text = region;
+    if (marks.urgentLine !== undefined) text = withUrgentLine(text, marks.urgentLine);
+    if (marks.firstLine !== undefined) text = withFirstLine(text, marks.firstLine ?? undefined);
+    return text;
+  };
+  const region = regionOf(pull.body);
+  const body = marked(region) === region ? pull.body : editRegion(pull, marked);
   let written = false;
   if (body !== pull.body) {
     try {

@@ -22,9 +22,12 @@ import {
   readBranchHistory,
   readOpenProposal,
   type PullState,
+  readFileAt,
+  readPullState,
   readRepository
 } from '../github/pull-request.ts';
 import { judgedHeadOf, rememberJudged, writeMarks } from './marks.ts';
+import { regionOf, titleFor, withRegion } from './body.ts';
 import { EXPIRING_LABEL, type ProductionGuard, firstLineOf, withFirstLine } from './production-guard.ts';
 import { OPENED_BY_THIS_ACTION, planProposal, refuseBranch } from './reconcile.ts';
 import { defaultPrBranch } from './inputs.ts';
@@ -126,6 +129,7 @@ export async function readProposalFacts(octokit: Octokit, target: ConfigTarget):
   const base = await readConfigFile(octokit, target, repository);
   const prBranch = target.prBranchDefault && base.branch !== repository.defaultBranch ? defaultPrBranch(path, target.key, base.branch) : target.prBranch;
   const pulls = await listPulls(octokit, repo, prBranch);
+  await readClosedProposals(octokit, target, pulls, base.branch);
   const open = await readOpenProposal(octokit, repo, prBranch, base, path, pulls);
   if (open) rememberJudged(octokit, open.number, open.headSha);
   let unopened: BranchHistory | null | undefined;
@@ -136,24 +140,37 @@ export async function readProposalFacts(octokit: Octokit, target: ConfigTarget):
   return { repository, base, prBranch, pulls, open, unopened };
 }
 
-/** The export a pull request of this action proposes, as its body names it. */
+/** The export a body of this action names in its table: only for what the values file cannot say. */
 export function exportOfBody(body: string): string | undefined {
   return /^\| Export job \| `([^`]+)` \|$/m.exec(body)?.[1];
 }
 
 /**
- * People's noes: each export a pull request into this base proposed and a person closed without
- * merging, with that pull request (the newest). Production's own export is never vetoed: renewing its
- * link keeps the site up.
+ * People's noes: each export a pull request into this base proposed (the values file at the head it
+ * was closed with says which, whatever its body says now) and a person closed without merging, with
+ * that pull request (the newest). Production's own export is never vetoed: renewing its link keeps the site up.
  */
 export function vetoedExports(facts: Pick<ProposalFacts, 'pulls'> & { base: { branch: string } }, deployedJobId: string | undefined): Map<string, PullSummary> {
   const vetoes = new Map<string, PullSummary>();
   for (const pull of facts.pulls) {
-    const jobId = exportOfBody(pull.body);
+    const jobId = pull.proposedJobId;
     if (pull.state !== 'closed' || pull.merged || pull.base !== facts.base.branch || !jobId || jobId === deployedJobId || vetoes.has(jobId)) continue;
     vetoes.set(jobId, pull);
   }
   return vetoes;
+}
+
+/** How many pull requests closed without merging are read for their export: the newest, where a veto matters. */
+const CLOSED_READ = 10;
+
+/** The export each pull request closed without merging into this base proposed, from the values file at its head. */
+async function readClosedProposals(octokit: Octokit, target: ConfigTarget, pulls: PullSummary[], base: string): Promise<void> {
+  const closed = pulls.filter((pull) => pull.state === 'closed' && !pull.merged && pull.base === base).slice(0, CLOSED_READ);
+  for (const pull of closed) {
+    const link = linkIn(target, await readFileAt(octokit, target.repo, target.path, pull.headSha));
+    // A URL the team hosts may not name its export: the table the action wrote then says which.
+    pull.proposedJobId = (link && jobIdFromLink(link)) ?? exportOfBody(regionOf(pull.body));
+  }
 }
 
 /** Why this export is not proposed: a person closed its pull request without merging. */
@@ -180,7 +197,7 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
   const { repo } = target;
   let facts = context.facts;
   for (let attempt = 1; attempt <= BRANCH_ATTEMPTS; attempt++) {
-    if (attempt > 1 || (context.refresh && (await branchHead(octokit, repo, facts.base.branch)) !== facts.base.sha)) {
+    if (attempt > 1 || (context.refresh && !(await stillAsRead(octokit, target, facts)))) {
       // The export took minutes, or another writer moved the branch: plan on what GitHub holds now.
       facts = await readProposalFacts(octokit, target);
       const refused = refuseBranch(facts, target);
@@ -215,8 +232,10 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
     // A new pull request after one a person closed names it, so the reviewer knows what was said before.
     const closed = proposal ? undefined : facts.pulls.find((pull) => pull.state === 'closed' && !pull.merged && pull.base === file.branch);
     // The guard's first line is the guard's to change (markPullRequest): a new body keeps it.
-    const drafted = pullRequestBody(target, { ...published, closedBefore: closed && { number: closed.number, jobId: exportOfBody(closed.body) } }, plan.changes, deployedLink);
-    const body = withFirstLine(drafted, proposal && firstLineOf(proposal.body));
+    const drafted = pullRequestBody(target, { ...published, closedBefore: closed && { number: closed.number, jobId: closed.proposedJobId } }, plan.changes, deployedLink);
+    // The action writes its region and, while it is its own, the title; a person's lines and title stand (body.ts).
+    const title = titleFor(proposal, target.title ?? defaultTitle(published, deployedLink), target.title);
+    const body = withRegion(proposal?.body, withFirstLine(drafted, proposal && firstLineOf(regionOf(proposal.body))), target.title ?? defaultTitle(published, deployedLink));
     if (target.dryRun) return { changed: true, operation: 'none', changes: plan.changes, body, ...result, pending: false };
     const written = await proposeChange(octokit, repo, {
       path: target.path,
@@ -227,7 +246,7 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
       branchHead: unopened === undefined ? undefined : (unopened?.headSha ?? null),
       repositoryId: facts.repository.nodeId,
       commitMessage: commitMessage(target, published, deployedLink),
-      title: target.title ?? defaultTitle(published, deployedLink),
+      title,
       body,
       labels: target.labels
     });
@@ -245,6 +264,20 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
     `Branch ${facts.prBranch} in ${repo.owner}/${repo.repo} kept changing while this run wrote to it: another run or a person is writing to it. ` +
       'Nothing of this run was left half-written; run again once the other writer is done (one concurrency group per workflow keeps runs of the same workflow apart).'
   );
+}
+
+/**
+ * After minutes of exporting: true when the base and the open pull request are as the run read them.
+ * The pull request's title and body are taken as they are now (a person may have written in them
+ * meanwhile), so nothing is written from the older copy.
+ */
+async function stillAsRead(octokit: Octokit, target: ConfigTarget, facts: ProposalFacts): Promise<boolean> {
+  if ((await branchHead(octokit, target.repo, facts.base.branch)) !== facts.base.sha) return false;
+  if (!facts.open) return true;
+  const now = await readPullState(octokit, target.repo, facts.open.number);
+  if (now.state !== 'open' || now.headSha !== facts.open.headSha) return false;
+  facts.open = { ...facts.open, title: now.title, body: now.body, labels: now.labels };
+  return true;
 }
 
 /**
@@ -317,7 +350,7 @@ export async function markPullRequest(
 
 /** True when the pull request carries a mark of the guard: a later run takes it off once production is safe. */
 export function carriesGuardMarks(pull: { body: string; labels: string[] }): boolean {
-  return firstLineOf(pull.body) !== undefined || pull.labels.includes(EXPIRING_LABEL);
+  return firstLineOf(regionOf(pull.body)) !== undefined || pull.labels.includes(EXPIRING_LABEL);
 }
 
 /** The link in a values file, or undefined when it holds none (or cannot be read). */
