@@ -12,7 +12,7 @@ import { type MergeMethod, mergeAtHead } from '../github/merge.ts';
 import { jobIdFromLink, linkExpiry } from '../values/link.ts';
 import { patchValuesFile } from '../values/values-file.ts';
 import { formatDuration, formatUtc } from '../action/format.ts';
-import { type ConfigTarget, type ConfigUpdate, type ProposalFacts, keepProposalCurrent, linkIn, readProposalFacts, updateDeploymentConfig } from './proposal.ts';
+import { type ConfigTarget, type ConfigUpdate, type ProposalFacts, keepProposalCurrent, linkIn, productionServes, readProposalFacts, updateDeploymentConfig } from './proposal.ts';
 import { refuseBranch } from './reconcile.ts';
 import { URGENT_MARK } from './production-guard.ts';
 import { writeMarks } from './marks.ts';
@@ -60,6 +60,11 @@ export interface AutoMergeContext {
 export async function keepProductionAlive(octokit: Octokit, target: ConfigTarget, context: AutoMergeContext, unchanged?: ProposalFacts): Promise<AutoMergeResult | undefined> {
   // `unchanged`: the facts the run read, when its apply step wrote nothing; else read again.
   const facts = unchanged ?? (await readProposalFacts(octokit, target));
+  // Production serves no bundle (enabled: false on the base): no link of its to keep alive, nothing to merge.
+  if (!productionServes(target, facts.base.text)) {
+    context.info(`${target.path} on ${facts.base.branch} has enabled: false: production serves no bundle, so auto-merge: renewals merges nothing.`);
+    return undefined;
+  }
   if (facts.open && isRenewal(target, facts.base.text, facts.open)) return mergeRenewal(octokit, target, facts, facts.open, context);
   const deployedLink = linkIn(target, facts.base.text);
   const jobId = deployedLink ? jobIdFromLink(deployedLink) : undefined;

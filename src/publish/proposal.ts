@@ -232,7 +232,8 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
     // A new pull request after one a person closed names it, so the reviewer knows what was said before.
     const closed = proposal ? undefined : facts.pulls.find((pull) => pull.state === 'closed' && !pull.merged && pull.base === file.branch);
     // The guard's first line is the guard's to change (markPullRequest): a new body keeps it.
-    const drafted = pullRequestBody(target, { ...published, closedBefore: closed && { number: closed.number, jobId: closed.proposedJobId } }, plan.changes, deployedLink);
+    const production = { serves: productionServes(target, file.text) };
+    const drafted = pullRequestBody(target, { ...published, closedBefore: closed && { number: closed.number, jobId: closed.proposedJobId } }, plan.changes, deployedLink, production);
     // The action writes its region and, while it is its own, the title; a person's lines and title stand (body.ts).
     const title = titleFor(proposal, target.title ?? defaultTitle(published, deployedLink), target.title);
     const body = withRegion(proposal?.body, withFirstLine(drafted, proposal && firstLineOf(regionOf(proposal.body))), target.title ?? defaultTitle(published, deployedLink));
@@ -353,6 +354,15 @@ export function carriesGuardMarks(pull: { body: string; labels: string[] }): boo
   return firstLineOf(regionOf(pull.body)) !== undefined || pull.labels.includes(EXPIRING_LABEL);
 }
 
+/** False when the block on the base says `enabled: false`: production serves no bundle, so no pod fetches one. */
+export function productionServes(target: Pick<ConfigTarget, 'path' | 'key'>, text: string): boolean {
+  try {
+    return readSetting(target.path, text, target.key, 'enabled') !== false;
+  } catch {
+    return true;
+  }
+}
+
 /** The link in a values file, or undefined when it holds none (or cannot be read). */
 export function linkIn(target: Pick<ConfigTarget, 'path' | 'key'>, text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
@@ -435,8 +445,8 @@ function commitMessage(target: ConfigTarget, published: PublishedBundle, deploye
  * kind of run wrote the pull request last), and by when. It holds no run-specific text (run links,
  * relative times), so an unchanged proposal keeps an unchanged body and the pull request is left alone.
  */
-export function pullRequestBody(target: ConfigTarget, published: PublishedBundle, changes: SettingChange[], deployedLink?: string): string {
-  if (published.hosted) return hostedBody(target, published, published.hosted, changes, deployedLink);
+export function pullRequestBody(target: ConfigTarget, published: PublishedBundle, changes: SettingChange[], deployedLink?: string, production: { serves: boolean } = { serves: true }): string {
+  if (published.hosted) return hostedBody(target, published, published.hosted, changes, deployedLink, production);
   const { job, bundle } = published;
   const newExpiry = formatUtc(bundle.expiresAt);
   const renewal = sameExport(published, deployedLink);
@@ -462,13 +472,22 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
     '',
     '### What merging does',
     '',
-    `The deployment fetches the new bundle at its next rollout (for example \`helm upgrade … -f ${target.path}\`). ` +
-      `The link expires at ${newExpiry}: roll out before then. Links are shown without their signature; the file holds the full link.`
+    servesAfter(production, changes)
+      ? `The deployment fetches the new bundle at its next rollout (for example \`helm upgrade … -f ${target.path}\`). ` +
+          `The link expires at ${newExpiry}: roll out before then. Links are shown without their signature; the file holds the full link.`
+      : `\`${target.key}.enabled\` is false on the base: production serves no bundle, and merging only keeps this link in the file for when it is turned on. ` +
+          `The link expires at ${newExpiry}. Links are shown without their signature; the file holds the full link.`
   );
-  if (deployedExpiry) lines.push('', mergeBy(deployedExpiry));
+  const deadline = mergeBy(production.serves ? deployedExpiry : undefined, new Date(bundle.expiresAt));
+  if (deadline) lines.push('', deadline);
   if (published.shortLink) lines.push('', linkWarning(published.shortLink));
   lines.push('', FOOTER);
   return lines.join('\n');
+}
+
+/** Whether production serves a bundle once this is merged: it does now, or this turns it on. */
+function servesAfter(production: { serves: boolean }, changes: SettingChange[]): boolean {
+  return production.serves || changes.some((change) => change.key.endsWith('.enabled') && change.after === true);
 }
 
 /** The pull request a person closed before this one: their no stands for that export, and this one is newer. */
@@ -501,12 +520,28 @@ export function linkWarning(message: string): string {
 const FOOTER = `${OPENED_BY_THIS_ACTION} It keeps this one pull request current: later runs update it rather than open another.</sub>`;
 
 /** The body for a URL the team hosts: nothing expires, and the URL was fetched as a pod would. */
-/** Production keeps its own link until this is merged and rolled out: the date a reviewer must beat. */
-function mergeBy(deployedExpiry: Date): string {
-  return `**Merge and roll out before ${formatUtc(deployedExpiry.toISOString())}**, when the link production serves now expires: after that, pods that restart cannot fetch the site until this is rolled out.`;
+/**
+ * The one date a reviewer must beat, in bold: the earliest thing that breaks. Production keeps its own
+ * link until this is merged and rolled out (when production serves a bundle at all); the new link
+ * dies at its own expiry, and with one-hour links that comes first. Undefined: nothing expires.
+ */
+function mergeBy(deployedExpiry: Date | undefined, newExpiry: Date | undefined): string | undefined {
+  const fresh = newExpiry && !Number.isNaN(newExpiry.getTime()) ? newExpiry : undefined;
+  if (deployedExpiry && (!fresh || deployedExpiry.getTime() <= fresh.getTime())) {
+    return `**Merge and roll out before ${formatUtc(deployedExpiry.toISOString())}**, when the link production serves now expires: after that, pods that restart cannot fetch the site until this is rolled out.`;
+  }
+  if (!fresh || !deployedExpiry) return undefined;
+  return `**Merge and roll out before ${formatUtc(fresh.toISOString())}**, when the new link expires (before production's, at ${formatUtc(deployedExpiry.toISOString())}): a rollout after that fetches a dead link. A later run renews it.`;
 }
 
-function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { sha256: string; sha256Checked: boolean }, changes: SettingChange[], deployedLink?: string): string {
+function hostedBody(
+  target: ConfigTarget,
+  published: PublishedBundle,
+  hosted: { sha256: string; sha256Checked: boolean },
+  changes: SettingChange[],
+  deployedLink: string | undefined,
+  production: { serves: boolean }
+): string {
   const { job, bundle } = published;
   const lines = [
     `Points the deployment at export \`${job.jobId}\`${published.domain ? ` of **${published.domain}**` : ''}, hosted by your team at a URL that does not expire.`,
@@ -531,7 +566,8 @@ function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { 
       (bundle.expiresAt === 'never' ? 'The URL does not expire, so the review and the rollout can take as long as they need.' : `The URL's own signature expires at ${formatUtc(bundle.expiresAt)}: roll out before then.`)
   );
   const deployedExpiry = deployedLink ? linkExpiry(deployedLink) : undefined;
-  if (deployedExpiry) lines.push('', mergeBy(deployedExpiry));
+  const deadline = mergeBy(production.serves ? deployedExpiry : undefined, bundle.expiresAt === 'never' ? undefined : new Date(bundle.expiresAt));
+  if (deadline) lines.push('', deadline);
   lines.push('', FOOTER);
   return lines.join('\n');
 }
