@@ -22,6 +22,7 @@ import type { MergeMethod } from '../emulator/github-state.ts';
 import { jobIdFromLink, linkExpiry } from '../src/values/link.ts';
 import { readSetting } from '../src/values/values-file.ts';
 import { guardWindows } from '../src/publish/production-guard.ts';
+import { regionOf } from '../src/publish/body.ts';
 
 const TIMELINES = Number(process.env.TIMELINES ?? 3);
 const DAYS = Number(process.env.TIMELINE_DAYS ?? 10);
@@ -170,7 +171,14 @@ interface Stats {
   /** Runs whose content diff compared two exports with pages in different layouts, and the pages that moved. */
   layoutChanges: number;
   pagesMoved: number;
+  /** Runs during which GitHub did one write and lost its answer, by route. */
+  lostWrites: Record<string, number>;
 }
+
+/** In LOST_WRITES of the runs, GitHub loses the answer of one of its writes, the first to the fourth (whichever route that is). */
+const LOST_WRITES = Number(process.env.TIMELINE_LOST_WRITES ?? 0.3);
+/** The export a body of the action names in its table. */
+const exportOfBody = (body: string) => /^\| Export job \| `([^`]+)` \|$/m.exec(body)?.[1];
 
 /** The content diff's report file (content-diff-path), as much of it as the timeline reads. */
 interface DiffReport {
@@ -187,6 +195,8 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
   const rng = random(seed);
   // Layouts come from their own generator, so a seed plays the same events as before they were added.
   const layouts = random(seed ^ 0x5eed);
+  // Lost answers too: the events stay those of the seed.
+  const losses = random(seed ^ 0x1057);
   /** Each export's page files, by the page a reader opens (`/` is always index.html). */
   const sites = new Map<string, Record<string, string>>();
   /** An export on the platform with the given pages, each laid out at random as x.html or x/index.html. */
@@ -280,7 +290,22 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     const beforeText = beforePull ? github.fileAt(REPO, beforePull.head, PATH) : undefined;
     const beforeLink = beforePull ? linkOn(beforePull.head) : undefined;
     const started = performance.now();
-    const result = await runPublish(kind, inputs);
+    const lose = losses.next() < LOST_WRITES;
+    if (lose) github.addFault({ kind: 'lost', operation: 'write', skip: losses.int(4) });
+    const from = github.requests.length;
+    let result: Run;
+    try {
+      result = await runPublish(kind, inputs);
+    } finally {
+      github.clearFaults();
+    }
+    // Counted by route when the run made that write and GitHub did it without an answer (the emulator logs status 0).
+    const lost = lose ? github.requests.slice(from).find((request) => request.status === 0) : undefined;
+    if (lost) {
+      const path = decodeURIComponent(lost.path).replace(/^\/repos\/[^/]+\/[^/]+/, '').replace(/\?.*$/, '');
+      const route = `${lost.method} ${path.replace(/\/\d+(\/|$)/g, '/N$1').replace(/\/heads\/.*/, '/heads/…')}`;
+      stats.lostWrites[route] = (stats.lostWrites[route] ?? 0) + 1;
+    }
     if (process.env.TIMELINE_DEBUG) console.log(`${kind} ${(performance.now() - started).toFixed(0)} ms code ${result.code}\n${result.log}`);
     stats.runs += 1;
     checkMovedPages(kind, result);
@@ -291,6 +316,14 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
       expect({ context: context(), kind, error }).toEqual({ context: context(), kind, error: expect.stringMatching(/^::error::Production's link in deploy\/values\.yaml on (main|production) .* Merge pull request #\d+/) });
       if (error!.includes(' on main ')) failures.push({ at: Date.now(), pull: /#(\d+)/.exec(error!)![1]! });
       stats.guardFailures += 1;
+    }
+    // No body claims what its branch does not hold, and the outputs name the pull request the run wrote.
+    for (const open of github.pulls(REPO).filter((p) => p.state === 'open')) {
+      expect({ context: context(), kind, number: open.number, body: exportOfBody(regionOf(open.body)) }).toEqual({ context: context(), kind, number: open.number, body: jobIdFromLink(linkOn(open.head) ?? '') });
+    }
+    if (['created', 'updated'].includes(result.outputs['pull-request-operation'] ?? '')) {
+      const named = github.pull(REPO, Number(result.outputs['pull-request-number']));
+      expect({ context: context(), kind, named: named?.state === 'open' || named?.mergedBy === TOKEN }).toEqual({ context: context(), kind, named: true });
     }
     // At most one open pull request per base, each from its base's own branch, each mergeable alike by every method.
     for (const base of ['main', SECOND_BASE]) {
@@ -455,12 +488,13 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
 
 describe('a team\'s months with one values file', () => {
   it(`${TIMELINES} random timelines of ${DAYS} days keep every promise`, async () => {
-    const stats: Stats = { timelines: 0, runs: 0, merges: 0, refusedMerges: 0, guardFailures: 0, baseEdits: 0, closed: 0, vetoesHeld: 0, secondBase: 0, acceptedLosses: 0, layoutChanges: 0, pagesMoved: 0 };
+    const stats: Stats = { timelines: 0, runs: 0, merges: 0, refusedMerges: 0, guardFailures: 0, baseEdits: 0, closed: 0, vetoesHeld: 0, secondBase: 0, acceptedLosses: 0, layoutChanges: 0, pagesMoved: 0, lostWrites: {} };
     for (let i = 0; i < TIMELINES; i++) await timeline(SEED + i, i, stats);
     console.log(
       `timelines: ${stats.timelines}, runs: ${stats.runs}, merges: ${stats.merges} (${stats.refusedMerges} refused by GitHub before a run made the branch linear), guard failures: ${stats.guardFailures}, ` +
         `base edits: ${stats.baseEdits}, closed without merging: ${stats.closed} (${stats.vetoesHeld} re-runs of the closed export opened nothing), pushes into ${SECOND_BASE}: ${stats.secondBase}, losses accepted: ${stats.acceptedLosses}, ` +
-        `layout changes compared: ${stats.layoutChanges} (${stats.pagesMoved} pages moved, none added, removed or changed), seeds ${SEED}..${SEED + TIMELINES - 1}`
+        `layout changes compared: ${stats.layoutChanges} (${stats.pagesMoved} pages moved, none added, removed or changed), ` +
+        `runs with a write's answer lost: ${Object.values(stats.lostWrites).reduce((a, b) => a + b, 0)} (${JSON.stringify(stats.lostWrites)}), seeds ${SEED}..${SEED + TIMELINES - 1}`
     );
     expect(stats.runs).toBeGreaterThan(TIMELINES * DAYS);
     // The layout check ran: exports of both layouts were compared.

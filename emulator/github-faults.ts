@@ -52,7 +52,12 @@ export interface GitHubFault {
   value?: number;
   /** For `writer`: the branch the other run writes. Default static-export/deploy-values.yaml. */
   branch?: string;
+  /** With `operation`: how many of its calls pass before the fault hits (default 0). */
+  skip?: number;
 }
+
+/** The operation `write` names every call that changes something (a write), whichever route. */
+const WRITES = new Set(['git.createRef', 'git.updateRef', 'git.createTree', 'git.createCommit', 'pulls.create', 'pulls.update', 'issues.addLabels', 'issues.removeLabel', 'pulls.merge', 'pulls.updateBranch', 'graphql']);
 
 /** Octokit's names of the calls the emulator serves, by method and path after /repos/{owner}/{repo}. */
 const OPERATIONS: [string, RegExp, string][] = [
@@ -100,11 +105,11 @@ export function parseGitHubFault(spec: string): GitHubFault {
 }
 
 export class GitHubFaults {
-  private armed: (GitHubFault & { left: number; armedAt: number })[] = [];
+  private armed: (GitHubFault & { left: number; armedAt: number; skipped: number })[] = [];
   private calls = 0;
 
   arm(fault: GitHubFault): void {
-    this.armed.push({ ...fault, left: fault.times ?? 1, armedAt: this.calls });
+    this.armed.push({ ...fault, left: fault.times ?? 1, armedAt: this.calls, skipped: 0 });
   }
 
   clear(): void {
@@ -115,10 +120,16 @@ export class GitHubFaults {
   take(operation: string | undefined): GitHubFault | undefined {
     this.calls += 1;
     const index = this.armed.findIndex((fault) =>
-      fault.call !== undefined ? this.calls - fault.armedAt === fault.call : fault.operation === undefined || fault.operation === operation
+      fault.call !== undefined
+        ? this.calls - fault.armedAt === fault.call
+        : fault.operation === undefined || fault.operation === operation || (fault.operation === 'write' && operation !== undefined && WRITES.has(operation))
     );
     if (index < 0) return undefined;
     const fault = this.armed[index]!;
+    if (fault.skipped < (fault.skip ?? 0)) {
+      fault.skipped += 1;
+      return undefined;
+    }
     fault.left -= 1;
     if (fault.left <= 0 || fault.call !== undefined) this.armed.splice(index, 1);
     return fault;
