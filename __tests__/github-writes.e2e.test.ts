@@ -118,6 +118,35 @@ describe('two writers at once, interleaved at a write', () => {
     expect(night.log).not.toMatch(/could not merge itself/);
   }, 60_000);
 
+  it.each(['git.createRef', 'pulls.create', 'pulls.merge'])(
+    'the push run writing while the nightly waits on its %s: neither run leaves a body that claims what the branch does not hold',
+    async (operation) => {
+      const { repo, jobId: deployed } = await production(60);
+      const hold = github.holdNext(operation);
+      const nightly = startAction(BUNDLE, nightlyInputs(), env(repo, 'schedule'));
+      await hold.reached;
+      const { jobId: content } = await finishedExport(platform, DOMAIN);
+      const push = await runAction(BUNDLE, pushInputs(content), env(repo, 'push'));
+      hold.release();
+      const night = await nightly.done;
+      for (const run of [push, night]) expect(annotations(run, 'error')).toEqual([]);
+      // The content stays in review, proposed once, and its pull request speaks of content.
+      const open = github.pulls(repo).filter((pull) => pull.state === 'open');
+      expect(open.map((pull) => pull.head)).toEqual([BRANCH]);
+      expect(jobIdFromLink(linkOn(repo, BRANCH))).toBe(content);
+      expect(open[0]!.body).toContain(`| Export job | \`${content}\` |`);
+      expect(open[0]!.body).not.toMatch(/Urgent|changes no page|Renews the static export link/);
+      // Production serves its own export still (renewed apart, on its own branch, or not at all).
+      expect(jobIdFromLink(linkOn(repo, 'main'))).toBe(deployed);
+      // Each run's outputs name a pull request that holds what it wrote: open, or merged by the action.
+      for (const run of [push, night]) {
+        const named = run.outputs['pull-request-number'];
+        if (named) expect(github.pull(repo, Number(named))).toEqual(expect.objectContaining(run === push ? { state: 'open' } : {}));
+      }
+    },
+    60_000
+  );
+
   it('a person merging the pull request while a push run writes to it: the run opens a new pull request and says so, never "updated" on a merged one', async () => {
     const { repo } = await production(150);
     const { jobId: first } = await finishedExport(platform, DOMAIN);

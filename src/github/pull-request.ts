@@ -463,6 +463,10 @@ async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedC
   for (let attempt = 1; ; attempt++) {
     // The first attempt trusts what the run read: no open pull request, or this one.
     const existing = attempt === 1 ? change.proposal : await openPullState(octokit, repo, branch, base.branch);
+    // Found after "already exists": ours only if its head is the commit this run judged; another run's
+    // (a push that opened it meanwhile) is read and planned again, never written over with this run's text.
+    const judged = commitSha ?? change.proposal?.headSha ?? change.branchHead ?? undefined;
+    if (attempt > 1 && existing !== undefined && judged !== undefined && existing.headSha !== judged) return 'closed';
     if (existing === undefined) {
       try {
         // A create whose answer was lost is found in the list of open pull requests, never sent again blind.
@@ -513,9 +517,9 @@ async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedC
 }
 
 /** The open pull request's fields that ensurePullRequest compares. */
-async function openPullState(octokit: Octokit, repo: Repo, branch: string, base: string): Promise<Pick<OpenProposal, 'number' | 'url' | 'title' | 'body' | 'labels'> | undefined> {
+async function openPullState(octokit: Octokit, repo: Repo, branch: string, base: string): Promise<Pick<OpenProposal, 'number' | 'url' | 'title' | 'body' | 'labels' | 'headSha'> | undefined> {
   const pull = await openPull(octokit, repo, branch, base);
-  return pull && { number: pull.number, url: pull.html_url, title: pull.title, body: pull.body ?? '', labels: pull.labels.map((label) => label.name ?? '') };
+  return pull && { number: pull.number, url: pull.html_url, title: pull.title, body: pull.body ?? '', labels: pull.labels.map((label) => label.name ?? ''), headSha: pull.head.sha };
 }
 
 /** One pull request as it stands now, with GitHub's mergeability (which only the single pull request carries). */
