@@ -2,10 +2,12 @@
 // (the values file on the base branch) and what is proposed (the open pull request), plan the one file
 // the pull request should hold (reconcile.ts), and write it (or, in a dry run, only show it). Runs
 // only after a completed export and a bundle.
-import type { Bundle, ExportJob } from '../platform/static-export.ts';
-import { jobIdFromLink, linkExpiry, linkFingerprint, linkPieces, shownWhole } from '../values/link.ts';
+import type { ExportJob } from '../platform/static-export.ts';
+import { jobIdFromLink } from '../values/link.ts';
 import { ConfigFileError, type SettingChange, readSetting } from '../values/values-file.ts';
-import { formatBytes, formatUtc } from '../action/format.ts';
+import { formatUtc } from '../action/format.ts';
+import type { ConfigTarget, ProposalFacts, PublishedBundle } from './proposal-types.ts';
+import { defaultTitle, pullRequestBody, sameExport } from './pull-request-body.ts';
 import {
   type BaseFile,
   type BranchHistory,
@@ -13,7 +15,6 @@ import {
   type OpenProposal,
   type PullSummary,
   PullRequestError,
-  type Repo,
   type RepositoryFacts,
   branchHead,
   listPulls,
@@ -29,49 +30,12 @@ import {
 import { judgedHeadOf, rememberJudged, writeMarks } from './marks.ts';
 import { regionOf, titleFor, withRegion } from './body.ts';
 import { EXPIRING_LABEL, type ProductionGuard, firstLineOf, withFirstLine } from './production-guard.ts';
-import { OPENED_BY_THIS_ACTION, planProposal, refuseBranch } from './reconcile.ts';
+import { planProposal, refuseBranch } from './reconcile.ts';
 import { defaultPrBranch } from './inputs.ts';
-import type { ContentDiff } from '../content/gate.ts';
-import { contentDiffSection } from './content-diff.ts';
+// The body renderer lives in pull-request-body.ts; its names stay importable from here.
+export { changeRow, contentDiffSectionOf, linkWarning, pullRequestBody, showChange } from './pull-request-body.ts';
 
-export interface ConfigTarget {
-  repo: Repo;
-  path: string;
-  /** Dotted path of the static export block, e.g. `staticExport` or `mintlify.staticExport`. */
-  key: string;
-  /** Undefined: the repository's default branch. */
-  baseBranch?: string;
-  prBranch: string;
-  /** True when pr-branch was left unset: the name then includes the base when it is not the default branch. */
-  prBranchDefault?: boolean;
-  /** Undefined: a title that says whether this is a new bundle or a renewed link. */
-  title?: string;
-  labels: string[];
-  dryRun: boolean;
-  /** auto-merge: renewals. The step merges a renewal of production's export itself (auto-merge.ts). */
-  autoMergeRenewals?: boolean;
-}
-
-export interface PublishedBundle {
-  domain?: string;
-  job: ExportJob;
-  bundle: Bundle;
-  version?: string;
-  /** A renewal: the run only renews a link, so it leaves `enabled` as the pull request or the base has it. */
-  renewal?: boolean;
-  /** Set when the platform's link expires sooner than link-margin: why, and what to do instead. */
-  shortLink?: string;
-  /** Set when the link is a URL the team hosts (bundle-url-template), checked as a pod would fetch it. */
-  hosted?: { sha256: string; sha256Checked: boolean };
-  /** The docs commit the run's deployment published (the export holds it or a push published moments later). */
-  docsCommit?: { sha: string; branch: string };
-  /** What merging changes for readers: the new export compared page by page with production's. */
-  contentDiff?: ContentDiff;
-  /** The content diff as the open pull request already shows it: a renewal of the proposed export is not compared again. */
-  contentDiffText?: string;
-  /** The pull request a person closed without merging before this one, named in the new one. */
-  closedBefore?: { number: number; jobId?: string };
-}
+export type { ConfigTarget, ProposalFacts, PublishedBundle } from './proposal-types.ts';
 
 export interface ConfigUpdate {
   /** True when the file on the base does not hold these values yet. */
@@ -102,25 +66,6 @@ export async function readConfigFile(octokit: Octokit, target: ConfigTarget, rep
     );
   }
   return { ...base, text: base.text };
-}
-
-/**
- * What GitHub holds for one proposal, read once before anything is exported: the repository, the
- * values file on the base, and every pull request from the proposal branch (one list: the open one on
- * this base, those open on another, those closed without merging). Without any pull request from it,
- * the branch itself: absent, another run's that is about to open one, or a branch this action did not make.
- */
-export interface ProposalFacts {
-  /** repos.get's answer (permissions, default branch), for the checks made before an export. */
-  repository: RepositoryFacts;
-  base: BaseFile & { text: string; tree: string };
-  /** The branch this proposal lives on, its default name resolved against the base. */
-  prBranch: string;
-  pulls: PullSummary[];
-  /** The open pull request into this base. */
-  open?: OpenProposal;
-  /** Only when no pull request was ever opened from the branch: null when it does not exist. */
-  unopened?: BranchHistory | null;
 }
 
 export async function readProposalFacts(octokit: Octokit, target: ConfigTarget): Promise<ProposalFacts> {
@@ -424,196 +369,8 @@ async function newerElsewhere(
   return undefined;
 }
 
-/** True when merging changes only the link of the export production already serves. */
-function sameExport(published: PublishedBundle, deployedLink: string | undefined): boolean {
-  return deployedLink !== undefined && jobIdFromLink(deployedLink) === published.job.jobId;
-}
-
-function defaultTitle(published: PublishedBundle, deployedLink: string | undefined): string {
-  const what = published.hosted ? 'host the bundle' : sameExport(published, deployedLink) ? 'renew the bundle link' : 'new bundle';
-  return `Static export: ${what}${published.domain ? ` for ${published.domain}` : ''}`;
-}
-
 function commitMessage(target: ConfigTarget, published: PublishedBundle, deployedLink: string | undefined): string {
   const what = sameExport(published, deployedLink) ? 'Renew the static export link' : 'Point the deployment at a new static export';
   const link = published.hosted ? 'a URL your team hosts, which does not expire' : `a link that expires at ${published.bundle.expiresAt}`;
   return `${what} (${published.job.jobId})\n\nSets ${target.key}.bundleUrl in ${target.path} to ${link}.`;
-}
-
-/**
- * What a reviewer needs: what merging changes in production (against the file on the base, whatever
- * kind of run wrote the pull request last), and by when. It holds no run-specific text (run links,
- * relative times), so an unchanged proposal keeps an unchanged body and the pull request is left alone.
- */
-export function pullRequestBody(target: ConfigTarget, published: PublishedBundle, changes: SettingChange[], deployedLink?: string, production: { serves: boolean } = { serves: true }): string {
-  if (published.hosted) return hostedBody(target, published, published.hosted, changes, deployedLink, production);
-  const { job, bundle } = published;
-  const newExpiry = formatUtc(bundle.expiresAt);
-  const renewal = sameExport(published, deployedLink);
-  const lines = [
-    renewal
-      ? `Renews the static export link${published.domain ? ` of **${published.domain}**` : ''}: the same export, a fresh link.${published.contentDiff ? '' : ' No page changed.'}`
-      : `A new static export${published.domain ? ` of **${published.domain}**` : ''} is ready; this points the deployment at it.`,
-    '',
-    ...withBlankLine(published.contentDiffText ?? contentDiffSection(published.contentDiff, deployedLink)),
-    ...withBlankLine(closedNote(published.closedBefore)),
-    // The export names the table: GitHub draws a table's first row as its header, and an empty one as an empty row.
-    `| Export job | \`${job.jobId}\` |`,
-    '|---|---|'
-  ];
-  if (published.domain) lines.push(`| Domain | ${published.domain} |`);
-  if (published.docsCommit) lines.push(`| Docs commit | \`${published.docsCommit.sha.slice(0, 12)}\` from ${published.docsCommit.branch} |`);
-  lines.push(`| Pages exported | ${job.pageCount} |`, `| Bundle size | ${formatBytes(bundle.sizeBytes)} |`);
-  const deployedExpiry = deployedLink ? linkExpiry(deployedLink) : undefined;
-  if (deployedExpiry) lines.push(`| Production's link expires | ${formatUtc(deployedExpiry.toISOString())} |`);
-  lines.push(`| New link expires | ${newExpiry} |`, '');
-  lines.push(...changeTable(target.path, changes));
-  lines.push(
-    '',
-    '### What merging does',
-    '',
-    servesAfter(production, changes)
-      ? `The deployment fetches the new bundle at its next rollout (for example \`helm upgrade … -f ${target.path}\`). ` +
-          `The link expires at ${newExpiry}: roll out before then. Links are shown without their signature; the file holds the full link.`
-      : `\`${target.key}.enabled\` is false on the base: production serves no bundle, and merging only keeps this link in the file for when it is turned on. ` +
-          `The link expires at ${newExpiry}. Links are shown without their signature; the file holds the full link.`
-  );
-  const deadline = mergeBy(production.serves ? deployedExpiry : undefined, new Date(bundle.expiresAt));
-  if (deadline) lines.push('', deadline);
-  if (published.shortLink) lines.push('', linkWarning(published.shortLink));
-  lines.push('', FOOTER);
-  return lines.join('\n');
-}
-
-/** Whether production serves a bundle once this is merged: it does now, or this turns it on. */
-function servesAfter(production: { serves: boolean }, changes: SettingChange[]): boolean {
-  return production.serves || changes.some((change) => change.key.endsWith('.enabled') && change.after === true);
-}
-
-/** The pull request a person closed before this one: their no stands for that export, and this one is newer. */
-function closedNote(closed: PublishedBundle['closedBefore']): string {
-  if (!closed) return '';
-  return `Pull request #${closed.number}${closed.jobId ? `, which proposed export \`${closed.jobId}\`,` : ''} was closed without merging; that export is not proposed again. This one proposes a newer export.`;
-}
-
-/**
- * The "What readers see" section of a body this action wrote, to carry into the next body of the same
- * export: a renewal of a proposed export does not download and compare it again.
- */
-export function contentDiffSectionOf(body: string): string | undefined {
-  const start = body.indexOf('### What readers see after the merge');
-  const end = body.indexOf('| Export job |');
-  if (start < 0 || end < start) return undefined;
-  return body.slice(start, end).replace(/\n*Pull request #\d+[^\n]* was closed without merging;[^\n]*\n*$/, '').trimEnd();
-}
-
-/** A section and the blank line after it; nothing for an empty one. */
-function withBlankLine(section: string): string[] {
-  return section ? [section, ''] : [];
-}
-
-/** The link-margin warning as the body shows it; the job summary leaves it out of the body it repeats, having said it once already. */
-export function linkWarning(message: string): string {
-  return `### ⚠️ This link may not outlive the review\n\n${message}`;
-}
-
-const FOOTER = `${OPENED_BY_THIS_ACTION} It keeps this one pull request current: later runs update it rather than open another.</sub>`;
-
-/** The body for a URL the team hosts: nothing expires, and the URL was fetched as a pod would. */
-/**
- * The one date a reviewer must beat, in bold: the earliest thing that breaks. Production keeps its own
- * link until this is merged and rolled out (when production serves a bundle at all); the new link
- * dies at its own expiry, and with one-hour links that comes first. Undefined: nothing expires.
- */
-function mergeBy(deployedExpiry: Date | undefined, newExpiry: Date | undefined): string | undefined {
-  const fresh = newExpiry && !Number.isNaN(newExpiry.getTime()) ? newExpiry : undefined;
-  if (deployedExpiry && (!fresh || deployedExpiry.getTime() <= fresh.getTime())) {
-    return `**Merge and roll out before ${formatUtc(deployedExpiry.toISOString())}**, when the link production serves now expires: after that, pods that restart cannot fetch the site until this is rolled out.`;
-  }
-  if (!fresh || !deployedExpiry) return undefined;
-  return `**Merge and roll out before ${formatUtc(fresh.toISOString())}**, when the new link expires (before production's, at ${formatUtc(deployedExpiry.toISOString())}): a rollout after that fetches a dead link. A later run renews it.`;
-}
-
-function hostedBody(
-  target: ConfigTarget,
-  published: PublishedBundle,
-  hosted: { sha256: string; sha256Checked: boolean },
-  changes: SettingChange[],
-  deployedLink: string | undefined,
-  production: { serves: boolean }
-): string {
-  const { job, bundle } = published;
-  const lines = [
-    `Points the deployment at export \`${job.jobId}\`${published.domain ? ` of **${published.domain}**` : ''}, hosted by your team at a URL that does not expire.`,
-    '',
-    ...withBlankLine(published.contentDiffText ?? contentDiffSection(published.contentDiff, deployedLink)),
-    ...withBlankLine(closedNote(published.closedBefore)),
-    `| Export job | \`${job.jobId}\` |`,
-    '|---|---|',
-    `| Bundle URL | ${showValue(bundle.bundleUrl)} |`,
-    `| Bundle size | ${formatBytes(bundle.sizeBytes)} |`,
-    `| Archive SHA-256 | \`${hosted.sha256}\` |`,
-    `| URL expires | ${bundle.expiresAt === 'never' ? 'never: nothing to renew' : formatUtc(bundle.expiresAt)} |`,
-    `| Checked | an anonymous GET answered 200 with this size and gzip content${hosted.sha256Checked ? ', and the same SHA-256' : ''}, as the pods will fetch it |`,
-    '',
-    ...changeTable(target.path, changes)
-  ];
-  lines.push(
-    '',
-    '### What merging does',
-    '',
-    `The deployment fetches the bundle from this URL at its next rollout (for example \`helm upgrade … -f ${target.path}\`). ` +
-      (bundle.expiresAt === 'never' ? 'The URL does not expire, so the review and the rollout can take as long as they need.' : `The URL's own signature expires at ${formatUtc(bundle.expiresAt)}: roll out before then.`)
-  );
-  const deployedExpiry = deployedLink ? linkExpiry(deployedLink) : undefined;
-  const deadline = mergeBy(production.serves ? deployedExpiry : undefined, bundle.expiresAt === 'never' ? undefined : new Date(bundle.expiresAt));
-  if (deadline) lines.push('', deadline);
-  lines.push('', FOOTER);
-  return lines.join('\n');
-}
-
-/**
- * A setting's value before and after, for people. Links show their expiry, which tells a renewal's
- * two links apart; when the expiries read the same too, a fingerprint does.
- */
-export function showChange(change: { before: unknown; after: unknown }): [before: string, after: string] {
-  let before = showValue(change.before);
-  let after = showValue(change.after);
-  if (before === after && isLink(change.before) && isLink(change.after) && change.before !== change.after) {
-    before += ` (link #${linkFingerprint(change.before)})`;
-    after += ` (link #${linkFingerprint(change.after)})`;
-  }
-  return [before, after];
-}
-
-/**
- * The "What changes" table. Before and after sit one above the other in one cell: side by side, two
- * links are wider than GitHub's column, and the after, the one the reviewer came for, would scroll out of sight.
- */
-function changeTable(path: string, changes: SettingChange[]): string[] {
-  return [`### What changes in \`${path}\``, '', '| setting | before → after |', '|---|---|', ...changes.map(changeRow)];
-}
-
-/** One row of the "What changes" table. */
-export function changeRow(change: { key: string; before: unknown; after: unknown }): string {
-  const [before, after] = showChange(change);
-  return `| \`${change.key}\` | before: ${before}<br>after: ${after} |`;
-}
-
-function isLink(value: unknown): value is string {
-  return typeof value === 'string' && /^https?:\/\//.test(value);
-}
-
-/** A setting's value for people: links by origin, path and expiry, never their signature; other values as JSON. */
-function showValue(value: unknown): string {
-  if (value === undefined) return '(not set)';
-  if (!isLink(value)) return `\`${JSON.stringify(value)}\``;
-  const expiry = linkExpiry(value);
-  // A URL that does not expire (one the team hosts) is one code span, to copy whole; a presigned
-  // link is shown without its signature anyway, in two pieces so a narrow cell can wrap it.
-  if (!expiry) return `\`${shownWhole(value)}\``;
-  const shown = linkPieces(value)
-    .map((piece) => `\`${piece}\``)
-    .join(' ');
-  return `${shown} (expires ${formatUtc(expiry.toISOString())})`;
 }
