@@ -104,10 +104,13 @@ interface Run {
   outputs: Record<string, string>;
 }
 
+let outputCount = 0;
+
 /** One step of the publish action, as the runner would run it: INPUT_* in, GITHUB_OUTPUT and stdout out. */
 async function runPublish(kind: string, inputs: Record<string, string>, event = 'schedule'): Promise<Run> {
   const started = Date.now();
-  const outputFile = join(workspace, 'output');
+  // A file of its own: a second run may go while this one waits on GitHub (an interleaved step).
+  const outputFile = join(workspace, `output-${++outputCount}`);
   writeFileSync(outputFile, '');
   const saved = { ...process.env };
   for (const key of Object.keys(process.env)) if (key.startsWith('INPUT_') || key === 'GITHUB_STEP_SUMMARY') delete process.env[key];
@@ -173,7 +176,13 @@ interface Stats {
   pagesMoved: number;
   /** Runs during which GitHub did one write and lost its answer, by route. */
   lostWrites: Record<string, number>;
+  /** Steps in which a push ran whole while the first run's write waited at GitHub, by that write's route. */
+  interleaved: Record<string, number>;
 }
+
+/** The writes at which a second run may go between a run's read and its write (INTERLEAVED of the push and renewal steps). */
+const HELD_WRITES = ['git.createRef', 'git.updateRef', 'graphql', 'pulls.create', 'pulls.update', 'pulls.merge'];
+const INTERLEAVED = Number(process.env.TIMELINE_INTERLEAVED ?? 0.2);
 
 /** In LOST_WRITES of the runs, GitHub loses the answer of one of its writes, the first to the fourth (whichever route that is). */
 const LOST_WRITES = Number(process.env.TIMELINE_LOST_WRITES ?? 0.3);
@@ -285,7 +294,7 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     });
   }
 
-  async function step(kind: string, inputs: Record<string, string>): Promise<void> {
+  async function step(kind: string, inputs: Record<string, string>, interleave = false): Promise<void> {
     const beforePull = openPull();
     const beforeText = beforePull ? github.fileAt(REPO, beforePull.head, PATH) : undefined;
     const beforeLink = beforePull ? linkOn(beforePull.head) : undefined;
@@ -294,10 +303,32 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     if (lose) github.addFault({ kind: 'lost', operation: 'write', skip: losses.int(4) });
     const from = github.requests.length;
     let result: Run;
+    let second: Run | undefined;
     try {
-      result = await runPublish(kind, inputs);
+      // A second run at once (a push of a fresh export, its own workflow): it goes whole while this run's write waits at GitHub.
+      const held = interleave && losses.next() < INTERLEAVED ? losses.pick(HELD_WRITES) : undefined;
+      const hold = held ? github.holdNext(held) : undefined;
+      const first = runPublish(kind, inputs);
+      if (hold && (await Promise.race([hold.reached.then(() => true), first.then(() => false)]))) {
+        github.clearFaults();
+        second = await runPublish('push while another run writes', { 'job-id': (lastPushedJob = seedExport()), domain: 'docs.example.com' });
+        if (process.env.TIMELINE_DEBUG) console.log(`held ${held} of ${kind}; the push that went meanwhile:\n${second.log}`);
+        stats.interleaved[held!] = (stats.interleaved[held!] ?? 0) + 1;
+        stats.runs += 1;
+      }
+      // Released whether or not it was reached: a hold never reached lets the next such call through.
+      hold?.release();
+      result = await first;
     } finally {
       github.clearFaults();
+    }
+    for (const run of second ? [second] : []) {
+      const error = run.log.split('\n').find((line) => line.startsWith('::error::'));
+      if (run.code !== 0) expect({ context: context(), kind: run.kind, error }).toEqual({ context: context(), kind: run.kind, error: expect.stringMatching(/^::error::Production's link in deploy\/values\.yaml on main .* Merge pull request #\d+/) });
+      if (['created', 'updated'].includes(run.outputs['pull-request-operation'] ?? '')) {
+        const named = github.pull(REPO, Number(run.outputs['pull-request-number']));
+        expect({ context: context(), kind: run.kind, named: named?.state === 'open' || named?.mergedBy === TOKEN }).toEqual({ context: context(), kind: run.kind, named: true });
+      }
     }
     // Counted by route when the run made that write and GitHub did it without an answer (the emulator logs status 0).
     const lost = lose ? github.requests.slice(from).find((request) => request.status === 0) : undefined;
@@ -389,7 +420,7 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     checkProduction();
     if (now >= nextNightly) {
       nextNightly += DAY;
-      await step('renewal', { 'job-id': 'auto', 'min-validity': '72h', domain: 'docs.example.com' });
+      await step('renewal', { 'job-id': 'auto', 'min-validity': '72h', domain: 'docs.example.com' }, true);
       continue;
     }
     const pull = openPull();
@@ -397,7 +428,7 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     if (roll < 0.22) {
       // A push: the platform exports it; the push workflow proposes it, perhaps with a version.
       lastPushedJob = seedExport();
-      await step('push', { 'job-id': lastPushedJob, domain: 'docs.example.com', ...(rng.next() < 0.3 ? { version: `v${rng.int(5)}` } : {}) });
+      await step('push', { 'job-id': lastPushedJob, domain: 'docs.example.com', ...(rng.next() < 0.3 ? { version: `v${rng.int(5)}` } : {}) }, true);
       if (hosting) await hostedStep(lastPushedJob);
     } else if (roll < 0.27 && !hosting) {
       // The team starts hosting the bundle: the push workflow gains the hosted-URL step.
@@ -488,13 +519,14 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
 
 describe('a team\'s months with one values file', () => {
   it(`${TIMELINES} random timelines of ${DAYS} days keep every promise`, async () => {
-    const stats: Stats = { timelines: 0, runs: 0, merges: 0, refusedMerges: 0, guardFailures: 0, baseEdits: 0, closed: 0, vetoesHeld: 0, secondBase: 0, acceptedLosses: 0, layoutChanges: 0, pagesMoved: 0, lostWrites: {} };
+    const stats: Stats = { timelines: 0, runs: 0, merges: 0, refusedMerges: 0, guardFailures: 0, baseEdits: 0, closed: 0, vetoesHeld: 0, secondBase: 0, acceptedLosses: 0, layoutChanges: 0, pagesMoved: 0, lostWrites: {}, interleaved: {} };
     for (let i = 0; i < TIMELINES; i++) await timeline(SEED + i, i, stats);
     console.log(
       `timelines: ${stats.timelines}, runs: ${stats.runs}, merges: ${stats.merges} (${stats.refusedMerges} refused by GitHub before a run made the branch linear), guard failures: ${stats.guardFailures}, ` +
         `base edits: ${stats.baseEdits}, closed without merging: ${stats.closed} (${stats.vetoesHeld} re-runs of the closed export opened nothing), pushes into ${SECOND_BASE}: ${stats.secondBase}, losses accepted: ${stats.acceptedLosses}, ` +
         `layout changes compared: ${stats.layoutChanges} (${stats.pagesMoved} pages moved, none added, removed or changed), ` +
-        `runs with a write's answer lost: ${Object.values(stats.lostWrites).reduce((a, b) => a + b, 0)} (${JSON.stringify(stats.lostWrites)}), seeds ${SEED}..${SEED + TIMELINES - 1}`
+        `runs with a write's answer lost: ${Object.values(stats.lostWrites).reduce((a, b) => a + b, 0)} (${JSON.stringify(stats.lostWrites)}), ` +
+        `pushes run whole while another run's write waited: ${Object.values(stats.interleaved).reduce((a, b) => a + b, 0)} (${JSON.stringify(stats.interleaved)}), seeds ${SEED}..${SEED + TIMELINES - 1}`
     );
     expect(stats.runs).toBeGreaterThan(TIMELINES * DAYS);
     // The layout check ran: exports of both layouts were compared.

@@ -508,6 +508,9 @@ async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedC
       if (edited) await updatePull(octokit, repo, existing.number, { title: existing.title, body: existing.body }, { title: change.title, body: change.body }).catch(() => undefined);
       return 'closed';
     }
+    // The write's answer shows the head: another writer moved the branch past what this body describes
+    // (a run at the same moment). GitHub has no precondition on a body, so the run reads and plans again.
+    if (now && now.headSha !== (commitSha ?? existing.headSha)) return 'closed';
     if (!edited && commitSha === undefined) return { operation: 'none', number: existing.number, url: existing.url };
     // Labels someone removed by hand stay removed until the proposal changes again.
     const present = new Set(existing.labels);

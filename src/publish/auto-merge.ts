@@ -12,7 +12,7 @@ import { type MergeMethod, mergeAtHead } from '../github/merge.ts';
 import { jobIdFromLink, linkExpiry } from '../values/link.ts';
 import { patchValuesFile } from '../values/values-file.ts';
 import { formatDuration, formatUtc } from '../action/format.ts';
-import { type ConfigTarget, type ConfigUpdate, type ProposalFacts, keepProposalCurrent, linkIn, productionServes, readProposalFacts, updateDeploymentConfig } from './proposal.ts';
+import { type ConfigTarget, type ConfigUpdate, type ProposalFacts, keepProposalCurrent, linkIn, productionServes, readProposalFacts, redescribe, updateDeploymentConfig } from './proposal.ts';
 import { refuseBranch } from './reconcile.ts';
 import { URGENT_MARK } from './production-guard.ts';
 import { writeMarks } from './marks.ts';
@@ -218,6 +218,7 @@ async function markUrgent(octokit: Octokit, target: ConfigTarget, open: OpenProp
   try {
     const marked = await writeMarks(octokit, target.repo, open.number, open.headSha, () => ({ urgentLine: line }));
     if (marked.kind === 'skipped') context.info(`Pull request #${open.number} was not marked urgent: ${marked.reason}.`);
+    if (marked.kind === 'overtaken') await redescribe(octokit, target);
   } catch (error) {
     context.warn(`Could not mark pull request #${open.number} urgent: ${error instanceof Error ? error.message : String(error)}`);
   }

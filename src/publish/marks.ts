@@ -3,7 +3,7 @@
 // and writes nothing on a pull request that is no longer open, or whose branch no longer holds the
 // head the run judged (a push may have put new content there: "merge this renewal" would then be a
 // lie). The body is written only over the copy just read (a precondition, read back on a lost answer).
-import { type Octokit, PullChangedError, type PullState, type Repo, addLabels, readPullState, removeLabel, updatePullBody } from '../github/pull-request.ts';
+import { type Octokit, PullChangedError, type PullState, type Repo, addLabels, readPullState, removeLabel, updatePull } from '../github/pull-request.ts';
 import { EXPIRING_LABEL, withFirstLine, withUrgentLine } from './production-guard.ts';
 import { editRegion, regionOf } from './body.ts';
 
@@ -16,7 +16,8 @@ export interface Marks {
   labelled?: boolean;
 }
 
-export type MarksWritten = { kind: 'written' | 'unchanged'; pull: PullState } | { kind: 'skipped'; reason: string; pull?: PullState };
+/** `overtaken`: the body was written, but the answer shows a head moved since the read: another writer's body may be lost under it. */
+export type MarksWritten = { kind: 'written' | 'unchanged' | 'overtaken'; pull: PullState } | { kind: 'skipped'; reason: string; pull?: PullState };
 
 // The head each pull request had when this run judged it (read it, or wrote it), per client: one client per run.
 const judgedHeads = new WeakMap<Octokit, Map<number, string>>();
@@ -64,8 +65,9 @@ export async function writeMarks(
   let written = false;
   if (body !== pull.body) {
     try {
-      await updatePullBody(octokit, repo, number, body, pull.body);
+      const after = await updatePull(octokit, repo, number, { body }, { body: pull.body });
       written = true;
+      if (after.headSha !== pull.headSha) return { kind: 'overtaken', pull };
     } catch (error) {
       // Someone wrote the body between the read and the write: theirs stands, and the next run marks it.
       if (error instanceof PullChangedError) return { kind: 'skipped', reason: error.message, pull };

@@ -7,7 +7,7 @@ import { jobIdFromLink } from '../values/link.ts';
 import { ConfigFileError, type SettingChange, readSetting } from '../values/values-file.ts';
 import { formatUtc } from '../action/format.ts';
 import type { ConfigTarget, ProposalFacts, PublishedBundle } from './proposal-types.ts';
-import { defaultTitle, pullRequestBody, sameExport } from './pull-request-body.ts';
+import { defaultTitle, describedFromFile, pullRequestBody, sameExport } from './pull-request-body.ts';
 import {
   type BaseFile,
   type BranchHistory,
@@ -25,7 +25,8 @@ import {
   type PullState,
   readFileAt,
   readPullState,
-  readRepository
+  readRepository,
+  updatePull
 } from '../github/pull-request.ts';
 import { judgedHeadOf, rememberJudged, writeMarks } from './marks.ts';
 import { regionOf, titleFor, withRegion } from './body.ts';
@@ -156,7 +157,9 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
       ? { kind: 'keep' as const, reason: vetoReason(published.job.jobId, vetoed) }
       : await newerElsewhere({ ...target, prBranch }, published.job, deployedLink, proposal, context.createdAtOf, unopened?.text);
     if (newer?.kind === 'keep') {
-      // This run proposes nothing, yet the open pull request stays mergeable on the base as it is now.
+      // This run proposes nothing, yet the open pull request stays mergeable on the base as it is now,
+      // and its body says what its branch holds (a run at the same moment may have left another's).
+      await describeAsHeld(octokit, target, facts);
       const rebuilt = await keepProposalCurrent(octokit, target, facts);
       if (rebuilt && !rebuilt.kept) return { ...rebuilt, kept: newer.reason };
     }
@@ -227,6 +230,28 @@ async function stillAsRead(octokit: Octokit, target: ConfigTarget, facts: Propos
 }
 
 /**
+ * A body whose region names another export than the one its branch holds (two runs wrote at the same
+ * moment, and the older's body landed last; GitHub has no precondition on a body) is described again
+ * from what the branch holds: the export and its link from the file, what merging changes against the
+ * base. What only the run that exported knew (size, pages, the content diff) is left to the next run.
+ */
+async function describeAsHeld(octokit: Octokit, target: ConfigTarget, facts: ProposalFacts): Promise<void> {
+  const open = facts.open;
+  if (!open || open.text === undefined || target.dryRun) return;
+  const link = linkIn(target, open.text);
+  const held = link && jobIdFromLink(link);
+  const said = exportOfBody(regionOf(open.body));
+  if (!held || !said || held === said) return;
+  const region = describedFromFile(target, facts.base.text, open.text, held, link);
+  const title = titleFor(open, open.title);
+  try {
+    await updatePull(octokit, target.repo, open.number, { body: withRegion(open.body, region, title) }, { body: open.body });
+  } catch (error) {
+    if (!(error instanceof PullRequestError)) throw error;
+  }
+}
+
+/**
  * A run with nothing new to propose still keeps the open pull request mergeable: when the base moved
  * under it (or a merge of the base made it non-linear), the pull request's own settings and people's
  * changes are re-applied on the base's current file, with its title and body as they are. Undefined
@@ -280,7 +305,7 @@ export async function keepProposalCurrent(octokit: Octokit, target: ConfigTarget
  */
 export async function markPullRequest(
   octokit: Octokit,
-  target: Pick<ConfigTarget, 'repo' | 'dryRun'>,
+  target: ConfigTarget,
   number: number,
   guard: (mergeable: boolean | undefined) => ProductionGuard
 ): Promise<ProductionGuard> {
@@ -290,8 +315,17 @@ export async function markPullRequest(
     return { firstLine: decided.firstLine ?? null, labelled: decided.labelled };
   };
   // One writer of the marks (marks.ts): on the head this run judged, over the body just read.
-  await writeMarks(octokit, target.repo, number, judgedHeadOf(octokit, number), decide, { dryRun: target.dryRun });
+  const marked = await writeMarks(octokit, target.repo, number, judgedHeadOf(octokit, number), decide, { dryRun: target.dryRun });
+  if (marked.kind === 'overtaken') await redescribe(octokit, target);
   return decided ?? guard(undefined);
+}
+
+/**
+ * After a body write that another writer overtook (marks.ts: `overtaken`): the pull request read anew,
+ * and described from its branch when its body names another export.
+ */
+export async function redescribe(octokit: Octokit, target: ConfigTarget): Promise<void> {
+  await describeAsHeld(octokit, target, await readProposalFacts(octokit, target));
 }
 
 /** True when the pull request carries a mark of the guard: a later run takes it off once production is safe. */

@@ -2,8 +2,8 @@
 // that region apart from a person's text). Pure: from the target, the export and the changes.
 import { jobIdFromLink, linkExpiry, linkFingerprint, linkPieces, shownWhole } from '../values/link.ts';
 import type { SettingChange } from '../values/values-file.ts';
+import { OPENED_BY_THIS_ACTION, settingChanges } from './reconcile.ts';
 import { formatBytes, formatUtc } from '../action/format.ts';
-import { OPENED_BY_THIS_ACTION } from './reconcile.ts';
 import { contentDiffSection } from './content-diff.ts';
 import type { ConfigTarget, PublishedBundle } from './proposal-types.ts';
 
@@ -192,4 +192,32 @@ function showValue(value: unknown): string {
     .map((piece) => `\`${piece}\``)
     .join(' ');
   return `${shown} (expires ${formatUtc(expiry.toISOString())})`;
+}
+
+/**
+ * The region for a branch whose export this run did not write (body.ts, describeAsHeld): only what the
+ * file says, and that the rest comes with the next run.
+ */
+function settingChangesOf(target: ConfigTarget, deployed: string, proposed: string): SettingChange[] {
+  try {
+    return settingChanges(target.path, target.key, deployed, proposed);
+  } catch {
+    return [];
+  }
+}
+
+export function describedFromFile(target: ConfigTarget, deployed: string, proposed: string, jobId: string, link: string): string {
+  const expiry = linkExpiry(link);
+  const lines = [
+    `This pull request proposes export \`${jobId}\`, written by another run at the same moment as the one that described it last; this description is read from the file on the branch. The next run describes it in full.`,
+    '',
+    `| Export job | \`${jobId}\` |`,
+    '|---|---|',
+    `| Link expires | ${expiry ? formatUtc(expiry.toISOString()) : 'not stated by the link'} |`,
+    '',
+    ...changeTable(target.path, settingChangesOf(target, deployed, proposed)),
+    '',
+    FOOTER
+  ];
+  return lines.join('\n');
 }
