@@ -557,10 +557,15 @@ interface HolidayStats {
   expiries: number;
   toldADayAhead: number;
   failedScheduledRuns: number;
+  /** Runs in which GitHub did a write and lost its answer (merges of renewals among them). */
+  lostWrites: number;
+  lostMerges: number;
 }
 
 async function holidayTimeline(seed: number, start: number, autoMerge: boolean, stats: HolidayStats): Promise<void> {
   const rng = random(seed);
+  // Lost answers of writes, from a generator of their own: the events stay those of the seed.
+  const losses = random(seed ^ 0x1057);
   moveTo(start);
   const repo = `acme/holiday-${seed}-${autoMerge ? 'auto' : 'person'}`;
   // Links of three to seven days: a platform that signs its links for S3's longest, or less.
@@ -592,7 +597,19 @@ async function holidayTimeline(seed: number, start: number, autoMerge: boolean, 
   async function runStep(kind: 'push' | 'nightly', extra: Record<string, string>): Promise<void> {
     const deployedJob = jobIdFromLink(mainLink());
     const started = performance.now();
-    const result = await runPublish(kind, inputs(extra), kind === 'push' ? 'push' : 'schedule');
+    if (losses.next() < LOST_WRITES) github.addFault({ kind: 'lost', operation: 'write', skip: losses.int(4) });
+    // The merge of a renewal too, which comes after more writes than the first four.
+    if (autoMerge && losses.next() < LOST_WRITES) github.addFault({ kind: 'lost', operation: 'pulls.merge' });
+    const from = github.requests.length;
+    let result: Run;
+    try {
+      result = await runPublish(kind, inputs(extra), kind === 'push' ? 'push' : 'schedule');
+    } finally {
+      github.clearFaults();
+    }
+    const lost = github.requests.slice(from).filter((request) => request.status === 0);
+    if (lost.length > 0) stats.lostWrites += 1;
+    if (lost.some((request) => request.method === 'PUT' && request.path.endsWith('/merge'))) stats.lostMerges += 1;
     if (process.env.TIMELINE_DEBUG) console.log(`${kind} ${(performance.now() - started).toFixed(0)} ms code ${result.code}\n${result.log}`);
     stats.runs += 1;
     const error = result.log.split('\n').find((line) => line.startsWith('::error::'));
@@ -682,14 +699,14 @@ function nextReplacement(repo: string, at: number): number | undefined {
 }
 
 describe(`${HOLIDAY_DAYS} days with reviewers of 0 to 14 days and a two-week holiday`, () => {
-  const blank = (): HolidayStats => ({ timelines: 0, runs: 0, pushes: 0, personMerges: 0, personMergesOfRenewals: 0, actionMerges: 0, expiredMinutes: 0, expiries: 0, toldADayAhead: 0, failedScheduledRuns: 0 });
+  const blank = (): HolidayStats => ({ timelines: 0, runs: 0, pushes: 0, personMerges: 0, personMergesOfRenewals: 0, actionMerges: 0, expiredMinutes: 0, expiries: 0, toldADayAhead: 0, failedScheduledRuns: 0, lostWrites: 0, lostMerges: 0 });
   // After the timelines above: GitHub's client remembers when it may write next, so the clock never goes back.
   // The second test's timelines come after all of the first's.
   const startOf = (i: number, mode: number) => T0 + (TIMELINES * (DAYS + 10) + (mode * HOLIDAY_TIMELINES + i) * (HOLIDAY_DAYS + 10)) * DAY;
   const report = (what: string, stats: HolidayStats) =>
     console.log(
       `${what}: timelines ${stats.timelines} × ${HOLIDAY_DAYS} days, runs ${stats.runs}, pushes ${stats.pushes}, merges by a person ${stats.personMerges} (of renewals: ${stats.personMergesOfRenewals}), ` +
-        `merges by the action ${stats.actionMerges}, expiries ${stats.expiries} (${stats.expiredMinutes} expired minutes; told a day ahead: ${stats.toldADayAhead}), failed scheduled runs ${stats.failedScheduledRuns}, seeds ${SEED}..${SEED + HOLIDAY_TIMELINES - 1}`
+        `merges by the action ${stats.actionMerges}, expiries ${stats.expiries} (${stats.expiredMinutes} expired minutes; told a day ahead: ${stats.toldADayAhead}), failed scheduled runs ${stats.failedScheduledRuns}, runs with a write's answer lost ${stats.lostWrites} (merges: ${stats.lostMerges}), seeds ${SEED}..${SEED + HOLIDAY_TIMELINES - 1}`
     );
 
   it(`with auto-merge: renewals, ${HOLIDAY_TIMELINES} timelines: production's link never expires, no person merges a renewal, every content change is merged by a person`, async () => {
