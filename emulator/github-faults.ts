@@ -89,13 +89,13 @@ export function operationOf(method: string, pathAfterRepo: string): string | und
 
 /** `KIND@CALL[*TIMES][=VALUE]`, CALL a call number or an operation name: `502@3`, `lost@git.createRef`, `secondary@pulls.create*2=5`. */
 export function parseGitHubFault(spec: string): GitHubFault {
-  const match = /^([a-z0-9]+)@([a-zA-Z.]+|\d+)(?:\*(\d+))?(?:=(\d+))?$/.exec(spec.trim());
+  const match = /^([a-z0-9-]+)@([a-zA-Z.]+|\d+)(?:\*(\d+))?(?:=(\d+))?$/.exec(spec.trim());
   const kind = match?.[1] as GitHubFaultKind | undefined;
   if (!match || !kind || !(kind in GITHUB_FAULT_KINDS)) {
     throw new Error(`--github-fault expects KIND@CALL[*TIMES][=VALUE] with KIND one of ${Object.keys(GITHUB_FAULT_KINDS).join(', ')}; got "${spec}"`);
   }
   const at = match[2]!;
-  if (!/^\d+$/.test(at) && !OPERATION_NAMES.includes(at)) throw new Error(`--github-fault: "${at}" is neither a call number nor one of ${OPERATION_NAMES.join(', ')}`);
+  if (!/^\d+$/.test(at) && at !== 'write' && !OPERATION_NAMES.includes(at)) throw new Error(`--github-fault: "${at}" is neither a call number nor one of ${OPERATION_NAMES.join(', ')}, write`);
   return {
     kind,
     ...(/^\d+$/.test(at) ? { call: Number(at) } : { operation: at }),
