@@ -12,6 +12,7 @@ import { jobIdFromLink, linkExpiry } from '../src/values/link.ts';
 import { readSetting } from '../src/values/values-file.ts';
 import { finishedExport, presignedLink } from './finished-export.ts';
 import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { regionOf } from '../src/publish/body.ts';
 
 const HOUR = 3_600_000;
 const PATH = 'deploy/values.yaml';
@@ -135,7 +136,7 @@ describe('renewals that merge themselves, through dist/', () => {
     expect(pull).toMatchObject({ state: 'open', merged: false });
     expect(linkOn(repo, 'main')).toBe(link);
     // The guard's time-left line comes first (production is inside link-margin); the refusal's urgent line right under it.
-    const [first, , second] = pull!.body.split('\n');
+    const [first, , second] = regionOf(pull!.body).split('\n');
     expect(first).toMatch(/^⚠️ \*\*Production's link expires in 2 days\*\*/);
     expect(second).toMatch(/^\*\*🚨 Urgent: production's link expires at .+, in (2d 1[12]h|2d 12h)\.\*\* This renewal changes no page; it could not merge itself \(GitHub refused to merge it: "At least 1 approving review is required by reviewers with write access\."\)\. Merge it and roll it out\.$/);
     const refused = warnings(run).find((line) => line.includes('could not merge itself'));

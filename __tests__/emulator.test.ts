@@ -509,7 +509,10 @@ describe('npm run emulator -- --github', () => {
   it.each([
     ['502@3', { kind: '502', call: 3 }],
     ['lost@git.createRef', { kind: 'lost', operation: 'git.createRef' }],
-    ['secondary@pulls.create*2=5', { kind: 'secondary', operation: 'pulls.create', times: 2, value: 5 }]
+    ['secondary@pulls.create*2=5', { kind: 'secondary', operation: 'pulls.create', times: 2, value: 5 }],
+    ['base-modified@pulls.merge', { kind: 'base-modified', operation: 'pulls.merge' }],
+    ['unresolved-errors@issues.addLabels', { kind: 'unresolved-errors', operation: 'issues.addLabels' }],
+    ['lost@write*2', { kind: 'lost', operation: 'write', times: 2 }]
   ])('reads --github-fault %s', (spec, fault) => {
     expect(parseGitHubFault(spec)).toEqual(fault);
   });

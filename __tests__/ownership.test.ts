@@ -94,11 +94,13 @@ describe('a pull request closed without merging', () => {
   const body = (jobId: string) => `A new static export is ready.\n\n| Export job | \`${jobId}\` |\n|---|---|\n`;
 
   it('vetoes its export on its base; a merged one, another base\'s, and production\'s own export do not', () => {
+    // The export each proposed is read from the values file at its head (readProposalFacts), never from its body.
     const pulls = [
-      pull({ number: 4, state: 'closed', body: body('se_closed') }),
-      pull({ number: 3, state: 'closed', merged: true, body: body('se_merged') }),
-      pull({ number: 2, state: 'closed', base: 'production', body: body('se_elsewhere') }),
-      pull({ number: 1, state: 'closed', body: body('se_deployed') })
+      pull({ number: 5, state: 'closed', body: body('se_named_in_the_body_only') }),
+      pull({ number: 4, state: 'closed', body: 'Not this one: the pricing page is wrong.', proposedJobId: 'se_closed' }),
+      pull({ number: 3, state: 'closed', merged: true, proposedJobId: 'se_merged' }),
+      pull({ number: 2, state: 'closed', base: 'production', proposedJobId: 'se_elsewhere' }),
+      pull({ number: 1, state: 'closed', proposedJobId: 'se_deployed' })
     ];
     expect([...vetoedExports({ pulls, base }, 'se_deployed').entries()].map(([jobId, closed]) => [jobId, closed.number])).toEqual([['se_closed', 4]]);
   });

@@ -7,6 +7,7 @@ import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts'
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { finishedExport, presignedLink } from './finished-export.ts';
 import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { regionOf } from '../src/publish/body.ts';
 
 const REPO = 'acme/deploy';
 const PATH = 'deploy/values.yaml';
@@ -53,7 +54,7 @@ describe("the guard's marks on the pull request", () => {
     github.createRepo(REPO, { [PATH]: values(weekLink(jobId, 20.5 * HOUR)) });
     const first = await nightly();
     expect(first.code).toBe(1);
-    expect(openPull().body).toMatch(/^🛑 \*\*Production's link expires in 20 hours\*\*/);
+    expect(regionOf(openPull().body)).toMatch(/^🛑 \*\*Production's link expires in 20 hours\*\*/);
     expect(openPull().labels).toEqual([LABEL]);
 
     // The next run within the hour: the same first line, the label already there. Nothing to write.
@@ -71,7 +72,8 @@ describe("the guard's marks on the pull request", () => {
     expect(safe.log).not.toMatch(/::(error|warning)::Production's link/);
     expect(writes()).toContain(`DELETE /issues/${openPull().number}/labels/${LABEL}`);
     expect(openPull().labels).toEqual([]);
-    expect(openPull().body).toBe(body.slice(body.indexOf('\n\n') + 2));
+    const region = regionOf(body);
+    expect(regionOf(openPull().body)).toBe(region.slice(region.indexOf('\n\n') + 2));
   });
 
   it('a pull request that conflicts with the base is never told "merge": the run and its first line say to resolve the conflict', async () => {
@@ -88,7 +90,7 @@ describe("the guard's marks on the pull request", () => {
     expect(night.log).toContain(`::error::Production's link in deploy/values.yaml on main expires at`);
     expect(night.log).toContain(`Pull request #${pull.number} (${pull.html_url}) cannot be merged as it is: it conflicts with main. Resolve the conflict on its branch`);
     expect(night.log).not.toMatch(/::error::.*Merge pull request/);
-    expect(pull.body.split('\n')[0]).toContain('this pull request cannot be merged as it is (it conflicts with main): resolve the conflict, then merge it and roll it out.');
+    expect(regionOf(pull.body).split('\n')[0]).toContain('this pull request cannot be merged as it is (it conflicts with main): resolve the conflict, then merge it and roll it out.');
   });
 
   it('a fail-when-production-expires that is not auto, always or never fails before any request, saying what each means', async () => {

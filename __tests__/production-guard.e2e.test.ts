@@ -11,6 +11,7 @@ import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts'
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { runAction } from '../emulator/runner.ts';
 import { finishedExport, presignedLink } from './finished-export.ts';
+import { regionOf } from '../src/publish/body.ts';
 
 const REPO = 'acme/deploy';
 const PATH = 'deploy/values.yaml';
@@ -69,7 +70,7 @@ describe("production's link: the warning reaches whoever can act", () => {
       new RegExp(`::warning::Production's link in deploy/values\\.yaml on main expires at .*, in 20h 2\\dm\\. Merge pull request #${pull.number} \\(${pull.html_url}\\) and roll it out before then: .* This push run only warns: a scheduled or manual run fails for it`)
     );
     expect(pushed.log).not.toContain('::error::');
-    expect(pull.body.split('\n')[0]).toMatch(/^🛑 \*\*Production's link expires in 20 hours\*\* \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\): merge and roll out this pull request before then/);
+    expect(regionOf(pull.body).split('\n')[0]).toMatch(/^🛑 \*\*Production's link expires in 20 hours\*\* \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\): merge and roll out this pull request before then/);
     expect(pull.labels).toContain(LABEL);
     // The summary opens with it, the pull request a link to click.
     expect(pushed.summary.indexOf('🛑 **Production is about to lose its site.**')).toBeLessThan(pushed.summary.indexOf('<h2>'));
@@ -85,7 +86,7 @@ describe("production's link: the warning reaches whoever can act", () => {
     expect(pull.title).toBe('Static export: renew the bundle link for docs.example.com');
     expect(night.log).toMatch(new RegExp(`::error::Production's link in deploy/values\\.yaml on main expires at .*, in 20h 2\\dm\\. Merge pull request #${pull.number} \\(${pull.html_url}\\) and roll it out before then`));
     expect(night.outputs['pull-request-number']).toBe(String(pull.number));
-    expect(pull.body.split('\n')[0]).toContain("**Production's link expires in 20 hours**");
+    expect(regionOf(pull.body).split('\n')[0]).toContain("**Production's link expires in 20 hours**");
     expect(pull.labels).toEqual([LABEL]);
   });
 
@@ -95,7 +96,7 @@ describe("production's link: the warning reaches whoever can act", () => {
     expect(night.code).toBe(0);
     expect(night.log).not.toMatch(/::(error|warning)::Production's link/);
     const pull = openPull()!;
-    expect([pull.labels, pull.body.startsWith('Renews the static export link')]).toEqual([[], true]);
+    expect([pull.labels, regionOf(pull.body).startsWith('Renews the static export link')]).toEqual([[], true]);
   });
 
   it('a dry run reports production at 20 h and never fails, writing nothing', async () => {
@@ -114,6 +115,6 @@ describe("production's link: the warning reaches whoever can act", () => {
     expect(pushed.code).toBe(0);
     expect(pushed.log).not.toMatch(/::(error|warning)::Production's link/);
     const pull = openPull()!;
-    expect([pull.labels, pull.body.startsWith('A new static export')]).toEqual([[], true]);
+    expect([pull.labels, regionOf(pull.body).startsWith('A new static export')]).toEqual([[], true]);
   });
 });

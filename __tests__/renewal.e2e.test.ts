@@ -87,9 +87,11 @@ describe('renewal on a schedule', () => {
     expect(pull.title).toBe('Static export: renew the bundle link for docs.example.com');
     expect(pull.body).toContain('Renews the static export link of **docs.example.com**: the same export, a fresh link.');
     expect(pull.body).toMatch(/\| Production's link expires \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
-    expect(pull.body).toMatch(/\*\*Merge and roll out before \d{4}-\d\d-\d\d \d\d:\d\d UTC\*\*/);
+    // Production serves no bundle: no deadline for pods that would fetch it, and the body says why merging changes little.
+    expect(pull.body).not.toMatch(/\*\*Merge and roll out before|cannot fetch the site/);
+    expect(pull.body).toContain('`staticExport.enabled` is false on the base: production serves no bundle');
     expect(pull.body).toMatch(/\| New link expires \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
-    expect(pull.body).not.toContain('staticExport.enabled');
+    expect(pull.body).not.toContain('| `staticExport.enabled` |');
     // The reviewer and the log both tell the old link from the new one, without their signatures.
     const logged = /^ {2}staticExport\.bundleUrl: (.*) → (.*)$/m.exec(run.log);
     expect(logged).not.toBeNull();

@@ -22,6 +22,7 @@ import type { MergeMethod } from '../emulator/github-state.ts';
 import { jobIdFromLink, linkExpiry } from '../src/values/link.ts';
 import { readSetting } from '../src/values/values-file.ts';
 import { guardWindows } from '../src/publish/production-guard.ts';
+import { regionOf } from '../src/publish/body.ts';
 
 const TIMELINES = Number(process.env.TIMELINES ?? 3);
 const DAYS = Number(process.env.TIMELINE_DAYS ?? 10);
@@ -103,10 +104,13 @@ interface Run {
   outputs: Record<string, string>;
 }
 
+let outputCount = 0;
+
 /** One step of the publish action, as the runner would run it: INPUT_* in, GITHUB_OUTPUT and stdout out. */
 async function runPublish(kind: string, inputs: Record<string, string>, event = 'schedule'): Promise<Run> {
   const started = Date.now();
-  const outputFile = join(workspace, 'output');
+  // A file of its own: a second run may go while this one waits on GitHub (an interleaved step).
+  const outputFile = join(workspace, `output-${++outputCount}`);
   writeFileSync(outputFile, '');
   const saved = { ...process.env };
   for (const key of Object.keys(process.env)) if (key.startsWith('INPUT_') || key === 'GITHUB_STEP_SUMMARY') delete process.env[key];
@@ -170,7 +174,20 @@ interface Stats {
   /** Runs whose content diff compared two exports with pages in different layouts, and the pages that moved. */
   layoutChanges: number;
   pagesMoved: number;
+  /** Runs during which GitHub did one write and lost its answer, by route. */
+  lostWrites: Record<string, number>;
+  /** Steps in which a push ran whole while the first run's write waited at GitHub, by that write's route. */
+  interleaved: Record<string, number>;
 }
+
+/** The writes at which a second run may go between a run's read and its write (INTERLEAVED of the push and renewal steps). */
+const HELD_WRITES = ['git.createRef', 'git.updateRef', 'graphql', 'pulls.create', 'pulls.update', 'pulls.merge'];
+const INTERLEAVED = Number(process.env.TIMELINE_INTERLEAVED ?? 0.2);
+
+/** In LOST_WRITES of the runs, GitHub loses the answer of one of its writes, the first to the fourth (whichever route that is). */
+const LOST_WRITES = Number(process.env.TIMELINE_LOST_WRITES ?? 0.3);
+/** The export a body of the action names in its table. */
+const exportOfBody = (body: string) => /^\| Export job \| `([^`]+)` \|$/m.exec(body)?.[1];
 
 /** The content diff's report file (content-diff-path), as much of it as the timeline reads. */
 interface DiffReport {
@@ -187,6 +204,8 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
   const rng = random(seed);
   // Layouts come from their own generator, so a seed plays the same events as before they were added.
   const layouts = random(seed ^ 0x5eed);
+  // Lost answers too: the events stay those of the seed.
+  const losses = random(seed ^ 0x1057);
   /** Each export's page files, by the page a reader opens (`/` is always index.html). */
   const sites = new Map<string, Record<string, string>>();
   /** An export on the platform with the given pages, each laid out at random as x.html or x/index.html. */
@@ -275,12 +294,49 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     });
   }
 
-  async function step(kind: string, inputs: Record<string, string>): Promise<void> {
+  async function step(kind: string, inputs: Record<string, string>, interleave = false): Promise<void> {
     const beforePull = openPull();
     const beforeText = beforePull ? github.fileAt(REPO, beforePull.head, PATH) : undefined;
     const beforeLink = beforePull ? linkOn(beforePull.head) : undefined;
     const started = performance.now();
-    const result = await runPublish(kind, inputs);
+    const lose = losses.next() < LOST_WRITES;
+    if (lose) github.addFault({ kind: 'lost', operation: 'write', skip: losses.int(4) });
+    const from = github.requests.length;
+    let result: Run;
+    let second: Run | undefined;
+    try {
+      // A second run at once (a push of a fresh export, its own workflow): it goes whole while this run's write waits at GitHub.
+      const held = interleave && losses.next() < INTERLEAVED ? losses.pick(HELD_WRITES) : undefined;
+      const hold = held ? github.holdNext(held) : undefined;
+      const first = runPublish(kind, inputs);
+      if (hold && (await Promise.race([hold.reached.then(() => true), first.then(() => false)]))) {
+        github.clearFaults();
+        second = await runPublish('push while another run writes', { 'job-id': (lastPushedJob = seedExport()), domain: 'docs.example.com' });
+        if (process.env.TIMELINE_DEBUG) console.log(`held ${held} of ${kind}; the push that went meanwhile:\n${second.log}`);
+        stats.interleaved[held!] = (stats.interleaved[held!] ?? 0) + 1;
+        stats.runs += 1;
+      }
+      // Released whether or not it was reached: a hold never reached lets the next such call through.
+      hold?.release();
+      result = await first;
+    } finally {
+      github.clearFaults();
+    }
+    for (const run of second ? [second] : []) {
+      const error = run.log.split('\n').find((line) => line.startsWith('::error::'));
+      if (run.code !== 0) expect({ context: context(), kind: run.kind, error }).toEqual({ context: context(), kind: run.kind, error: expect.stringMatching(/^::error::Production's link in deploy\/values\.yaml on main .* Merge pull request #\d+/) });
+      if (['created', 'updated'].includes(run.outputs['pull-request-operation'] ?? '')) {
+        const named = github.pull(REPO, Number(run.outputs['pull-request-number']));
+        expect({ context: context(), kind: run.kind, named: named?.state === 'open' || named?.mergedBy === TOKEN }).toEqual({ context: context(), kind: run.kind, named: true });
+      }
+    }
+    // Counted by route when the run made that write and GitHub did it without an answer (the emulator logs status 0).
+    const lost = lose ? github.requests.slice(from).find((request) => request.status === 0) : undefined;
+    if (lost) {
+      const path = decodeURIComponent(lost.path).replace(/^\/repos\/[^/]+\/[^/]+/, '').replace(/\?.*$/, '');
+      const route = `${lost.method} ${path.replace(/\/\d+(\/|$)/g, '/N$1').replace(/\/heads\/.*/, '/heads/…')}`;
+      stats.lostWrites[route] = (stats.lostWrites[route] ?? 0) + 1;
+    }
     if (process.env.TIMELINE_DEBUG) console.log(`${kind} ${(performance.now() - started).toFixed(0)} ms code ${result.code}\n${result.log}`);
     stats.runs += 1;
     checkMovedPages(kind, result);
@@ -291,6 +347,14 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
       expect({ context: context(), kind, error }).toEqual({ context: context(), kind, error: expect.stringMatching(/^::error::Production's link in deploy\/values\.yaml on (main|production) .* Merge pull request #\d+/) });
       if (error!.includes(' on main ')) failures.push({ at: Date.now(), pull: /#(\d+)/.exec(error!)![1]! });
       stats.guardFailures += 1;
+    }
+    // No body claims what its branch does not hold, and the outputs name the pull request the run wrote.
+    for (const open of github.pulls(REPO).filter((p) => p.state === 'open')) {
+      expect({ context: context(), kind, number: open.number, body: exportOfBody(regionOf(open.body)) }).toEqual({ context: context(), kind, number: open.number, body: jobIdFromLink(linkOn(open.head) ?? '') });
+    }
+    if (['created', 'updated'].includes(result.outputs['pull-request-operation'] ?? '')) {
+      const named = github.pull(REPO, Number(result.outputs['pull-request-number']));
+      expect({ context: context(), kind, named: named?.state === 'open' || named?.mergedBy === TOKEN }).toEqual({ context: context(), kind, named: true });
     }
     // At most one open pull request per base, each from its base's own branch, each mergeable alike by every method.
     for (const base of ['main', SECOND_BASE]) {
@@ -356,7 +420,7 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     checkProduction();
     if (now >= nextNightly) {
       nextNightly += DAY;
-      await step('renewal', { 'job-id': 'auto', 'min-validity': '72h', domain: 'docs.example.com' });
+      await step('renewal', { 'job-id': 'auto', 'min-validity': '72h', domain: 'docs.example.com' }, true);
       continue;
     }
     const pull = openPull();
@@ -364,7 +428,7 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     if (roll < 0.22) {
       // A push: the platform exports it; the push workflow proposes it, perhaps with a version.
       lastPushedJob = seedExport();
-      await step('push', { 'job-id': lastPushedJob, domain: 'docs.example.com', ...(rng.next() < 0.3 ? { version: `v${rng.int(5)}` } : {}) });
+      await step('push', { 'job-id': lastPushedJob, domain: 'docs.example.com', ...(rng.next() < 0.3 ? { version: `v${rng.int(5)}` } : {}) }, true);
       if (hosting) await hostedStep(lastPushedJob);
     } else if (roll < 0.27 && !hosting) {
       // The team starts hosting the bundle: the push workflow gains the hosted-URL step.
@@ -455,12 +519,14 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
 
 describe('a team\'s months with one values file', () => {
   it(`${TIMELINES} random timelines of ${DAYS} days keep every promise`, async () => {
-    const stats: Stats = { timelines: 0, runs: 0, merges: 0, refusedMerges: 0, guardFailures: 0, baseEdits: 0, closed: 0, vetoesHeld: 0, secondBase: 0, acceptedLosses: 0, layoutChanges: 0, pagesMoved: 0 };
+    const stats: Stats = { timelines: 0, runs: 0, merges: 0, refusedMerges: 0, guardFailures: 0, baseEdits: 0, closed: 0, vetoesHeld: 0, secondBase: 0, acceptedLosses: 0, layoutChanges: 0, pagesMoved: 0, lostWrites: {}, interleaved: {} };
     for (let i = 0; i < TIMELINES; i++) await timeline(SEED + i, i, stats);
     console.log(
       `timelines: ${stats.timelines}, runs: ${stats.runs}, merges: ${stats.merges} (${stats.refusedMerges} refused by GitHub before a run made the branch linear), guard failures: ${stats.guardFailures}, ` +
         `base edits: ${stats.baseEdits}, closed without merging: ${stats.closed} (${stats.vetoesHeld} re-runs of the closed export opened nothing), pushes into ${SECOND_BASE}: ${stats.secondBase}, losses accepted: ${stats.acceptedLosses}, ` +
-        `layout changes compared: ${stats.layoutChanges} (${stats.pagesMoved} pages moved, none added, removed or changed), seeds ${SEED}..${SEED + TIMELINES - 1}`
+        `layout changes compared: ${stats.layoutChanges} (${stats.pagesMoved} pages moved, none added, removed or changed), ` +
+        `runs with a write's answer lost: ${Object.values(stats.lostWrites).reduce((a, b) => a + b, 0)} (${JSON.stringify(stats.lostWrites)}), ` +
+        `pushes run whole while another run's write waited: ${Object.values(stats.interleaved).reduce((a, b) => a + b, 0)} (${JSON.stringify(stats.interleaved)}), seeds ${SEED}..${SEED + TIMELINES - 1}`
     );
     expect(stats.runs).toBeGreaterThan(TIMELINES * DAYS);
     // The layout check ran: exports of both layouts were compared.
@@ -491,10 +557,15 @@ interface HolidayStats {
   expiries: number;
   toldADayAhead: number;
   failedScheduledRuns: number;
+  /** Runs in which GitHub did a write and lost its answer (merges of renewals among them). */
+  lostWrites: number;
+  lostMerges: number;
 }
 
 async function holidayTimeline(seed: number, start: number, autoMerge: boolean, stats: HolidayStats): Promise<void> {
   const rng = random(seed);
+  // Lost answers of writes, from a generator of their own: the events stay those of the seed.
+  const losses = random(seed ^ 0x1057);
   moveTo(start);
   const repo = `acme/holiday-${seed}-${autoMerge ? 'auto' : 'person'}`;
   // Links of three to seven days: a platform that signs its links for S3's longest, or less.
@@ -526,7 +597,19 @@ async function holidayTimeline(seed: number, start: number, autoMerge: boolean, 
   async function runStep(kind: 'push' | 'nightly', extra: Record<string, string>): Promise<void> {
     const deployedJob = jobIdFromLink(mainLink());
     const started = performance.now();
-    const result = await runPublish(kind, inputs(extra), kind === 'push' ? 'push' : 'schedule');
+    if (losses.next() < LOST_WRITES) github.addFault({ kind: 'lost', operation: 'write', skip: losses.int(4) });
+    // The merge of a renewal too, which comes after more writes than the first four.
+    if (autoMerge && losses.next() < LOST_WRITES) github.addFault({ kind: 'lost', operation: 'pulls.merge' });
+    const from = github.requests.length;
+    let result: Run;
+    try {
+      result = await runPublish(kind, inputs(extra), kind === 'push' ? 'push' : 'schedule');
+    } finally {
+      github.clearFaults();
+    }
+    const lost = github.requests.slice(from).filter((request) => request.status === 0);
+    if (lost.length > 0) stats.lostWrites += 1;
+    if (lost.some((request) => request.method === 'PUT' && request.path.endsWith('/merge'))) stats.lostMerges += 1;
     if (process.env.TIMELINE_DEBUG) console.log(`${kind} ${(performance.now() - started).toFixed(0)} ms code ${result.code}\n${result.log}`);
     stats.runs += 1;
     const error = result.log.split('\n').find((line) => line.startsWith('::error::'));
@@ -616,14 +699,14 @@ function nextReplacement(repo: string, at: number): number | undefined {
 }
 
 describe(`${HOLIDAY_DAYS} days with reviewers of 0 to 14 days and a two-week holiday`, () => {
-  const blank = (): HolidayStats => ({ timelines: 0, runs: 0, pushes: 0, personMerges: 0, personMergesOfRenewals: 0, actionMerges: 0, expiredMinutes: 0, expiries: 0, toldADayAhead: 0, failedScheduledRuns: 0 });
+  const blank = (): HolidayStats => ({ timelines: 0, runs: 0, pushes: 0, personMerges: 0, personMergesOfRenewals: 0, actionMerges: 0, expiredMinutes: 0, expiries: 0, toldADayAhead: 0, failedScheduledRuns: 0, lostWrites: 0, lostMerges: 0 });
   // After the timelines above: GitHub's client remembers when it may write next, so the clock never goes back.
   // The second test's timelines come after all of the first's.
   const startOf = (i: number, mode: number) => T0 + (TIMELINES * (DAYS + 10) + (mode * HOLIDAY_TIMELINES + i) * (HOLIDAY_DAYS + 10)) * DAY;
   const report = (what: string, stats: HolidayStats) =>
     console.log(
       `${what}: timelines ${stats.timelines} × ${HOLIDAY_DAYS} days, runs ${stats.runs}, pushes ${stats.pushes}, merges by a person ${stats.personMerges} (of renewals: ${stats.personMergesOfRenewals}), ` +
-        `merges by the action ${stats.actionMerges}, expiries ${stats.expiries} (${stats.expiredMinutes} expired minutes; told a day ahead: ${stats.toldADayAhead}), failed scheduled runs ${stats.failedScheduledRuns}, seeds ${SEED}..${SEED + HOLIDAY_TIMELINES - 1}`
+        `merges by the action ${stats.actionMerges}, expiries ${stats.expiries} (${stats.expiredMinutes} expired minutes; told a day ahead: ${stats.toldADayAhead}), failed scheduled runs ${stats.failedScheduledRuns}, runs with a write's answer lost ${stats.lostWrites} (merges: ${stats.lostMerges}), seeds ${SEED}..${SEED + HOLIDAY_TIMELINES - 1}`
     );
 
   it(`with auto-merge: renewals, ${HOLIDAY_TIMELINES} timelines: production's link never expires, no person merges a renewal, every content change is merged by a person`, async () => {

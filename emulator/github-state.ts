@@ -59,6 +59,11 @@ export interface EmulatedPull {
   merged: boolean;
   /** When it was closed or merged (GitHub's closed_at and merged_at). */
   closedAt?: string;
+  /**
+   * The head it was closed or merged with: GitHub keeps a closed pull request's head (refs/pull/N/head)
+   * where it was, and its `head.sha` stays there when the branch moves on.
+   */
+  closedHead?: string;
   /** Who merged it: the token of an API merge, or `person` for a merge through the emulator's control API. */
   mergedBy?: string;
   /** Approving reviews it holds (a person approved it). */
@@ -349,6 +354,7 @@ export class GitHubState {
     if (!pull) throw new Error(`emulator: no pull request #${number} in ${fullName}`);
     pull.state = 'closed';
     pull.closedAt = new Date().toISOString();
+    pull.closedHead = this.mustRepo(fullName).branches.get(pull.head);
   }
 
   /** A branch name, or a commit sha the repository holds; undefined for anything else. */
@@ -481,7 +487,10 @@ export class GitHubState {
     pull.body = change.body ?? pull.body;
     pull.base = change.base ?? pull.base;
     if (change.state === 'open' || change.state === 'closed') pull.state = change.state;
-    if (change.state === 'closed') pull.closedAt = new Date().toISOString();
+    if (change.state === 'closed') {
+      pull.closedAt = new Date().toISOString();
+      pull.closedHead = repo.branches.get(pull.head);
+    }
     return pull;
   }
 
@@ -552,6 +561,7 @@ export class GitHubState {
     if (options.sha !== undefined && options.sha !== repo.branches.get(pull.head)) throw new ApiError(409, githubSays('merge.head-branch-modified'));
     // A person who merges through the control API is a reviewer with the rights to: the rules are met.
     if (!options.person) this.checkRules(repo, pull, token);
+    pull.closedHead = repo.branches.get(pull.head);
     const sha = this.mergedCommit(repo, pull, method, token, options);
     repo.branches.set(pull.base, sha);
     pull.state = 'closed';

@@ -22,6 +22,8 @@ export interface GitHubEmulator {
   ): { sha: string; parents: string[]; message: string; files: Record<string, string> } | undefined;
   pulls(fullName: string): EmulatedPull[];
   closePull(fullName: string, number: number): void;
+  /** A person edits the pull request's title or body on GitHub. */
+  editPull(fullName: string, number: number, change: { title?: string; body?: string }): void;
   /** A person (a reviewer with the rights to) merges the pull request by a method the repository allows; throws GitHub's refusal. */
   mergePull(fullName: string, number: number, method: MergeMethod): string;
   /** One pull request as the state holds it (a copy), with who merged it. */
@@ -39,6 +41,11 @@ export interface GitHubEmulator {
   /** A person clicks "Update branch": the base is merged into the pull request's branch. */
   updateBranch(fullName: string, number: number): string;
   setPolicy(p: Partial<Policy>): void;
+  /**
+   * Holds the next call of `operation` (git.updateRef, pulls.merge, …) until `release()`: another run or
+   * a person acts between a run's read and its write. `reached` resolves when the call arrives.
+   */
+  holdNext(operation: string): { reached: Promise<void>; release(): void };
   /** Arms a fault (see github-faults.ts); `clearFaults` disarms them all. */
   addFault(fault: GitHubFault): void;
   clearFaults(): void;
@@ -122,10 +129,10 @@ function restCommitJson(url: string, repo: Repository, commit: StoredCommit): un
 }
 
 function pullJson(url: string, repo: Repository, pull: EmulatedPull): unknown {
-  const side = (ref: string): unknown => ({
+  const side = (ref: string, kept?: string): unknown => ({
     label: `${repo.owner}:${ref}`,
     ref,
-    sha: repo.branches.get(ref) ?? null,
+    sha: kept ?? repo.branches.get(ref) ?? null,
     user: userJson(url, repo.owner),
     repo: repositoryJson(url, repo)
   });
@@ -141,7 +148,7 @@ function pullJson(url: string, repo: Repository, pull: EmulatedPull): unknown {
     title: pull.title,
     body: pull.body === '' ? null : pull.body,
     labels: pull.labels.map(labelJson(url, repo)),
-    head: side(pull.head),
+    head: side(pull.head, pull.state === 'closed' ? pull.closedHead : undefined),
     base: side(pull.base),
     draft: false,
     merged: pull.merged,
@@ -496,6 +503,7 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
   let requestCount = 0;
   const faults = new GitHubFaults();
   const checkContract = contractCheck('github');
+  const holds: { operation: string; arrived(): void; released: Promise<void> }[] = [];
 
   function answer(method: string, pathname: string, query: URLSearchParams, headers: IncomingMessage['headers'], raw: string): Reply {
     let doc = DOCS;
@@ -535,9 +543,21 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
     request.on('end', () => {
       const method = request.method ?? 'GET';
       const target = new URL(request.url ?? '/', 'http://emulator');
+      const repoPath = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(target.pathname);
+      const operation = operationOf(method, repoPath ? decodeURIComponent(repoPath[3] ?? '') : target.pathname);
+      const held = holds.findIndex((hold) => hold.operation === operation);
+      if (held < 0) return serve(operation);
+      const [hold] = holds.splice(held, 1);
+      hold!.arrived();
+      // Answered once released, as the state then is.
+      void hold!.released.then(() => serve(operation));
+    });
+    const serve = (operation: string | undefined) => {
+      const method = request.method ?? 'GET';
+      const target = new URL(request.url ?? '/', 'http://emulator');
       const path = target.pathname + target.search;
       const repoPath = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(target.pathname);
-      const fault = faults.take(operationOf(method, repoPath ? decodeURIComponent(repoPath[3] ?? '') : target.pathname));
+      const fault = faults.take(operation);
       requestCount += 1;
       const requestId = `EMU0:${String(requestCount).padStart(6, '0')}`;
       const send = (status: number, body: string, headers: Record<string, string> = {}) => {
@@ -591,13 +611,17 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
           return send(422, JSON.stringify({ message: "Could not resolve to a node with the global id of 'PR_kwDOemulated'.", documentation_url: DOCS, status: '422' }));
         case 'unresolved-errors':
           return send(422, JSON.stringify({ message: 'Validation Failed', errors: [{ message: "Could not resolve to a node with the global id of 'PR_kwDOemulated'." }], documentation_url: DOCS, status: '422' }));
+        case 'base-modified':
+          return send(405, JSON.stringify({ message: 'Base branch was modified. Review and try the merge again.', documentation_url: `${DOCS}/pulls/pulls#merge-a-pull-request`, status: '405' }));
+        case 'computing':
+          return send(405, JSON.stringify({ message: 'Pull Request is not mergeable', documentation_url: `${DOCS}/pulls/pulls#merge-a-pull-request`, status: '405' }));
         case 'exists':
           return send(422, JSON.stringify({ message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: 'A pull request already exists for an unlisted branch.' }], documentation_url: DOCS, status: '422' }));
         case 'writer':
           if (repoPath) state.otherRunWrites(`${decodeURIComponent(repoPath[1]!)}/${decodeURIComponent(repoPath[2]!)}`, fault.branch ?? 'static-export/deploy-values.yaml');
           return respond();
       }
-    });
+    };
   });
 
   return {
@@ -610,6 +634,7 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
     commit: (fullName, sha) => state.commit(fullName, sha),
     pulls: (fullName) => state.pulls(fullName),
     closePull: (fullName, number) => state.closePull(fullName, number),
+    editPull: (fullName, number, change) => void state.updatePull(state.mustRepo(fullName), String(number), change),
     mergePull: (fullName, number, method) => state.mergePull(state.mustRepo(fullName), String(number), method, '', { person: true }).sha,
     pull: (fullName, number) => state.pull(fullName, number),
     protectBranch: (fullName, branch, rules) => state.protectBranch(fullName, branch, rules),
@@ -619,6 +644,14 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
     previewMerge: (fullName, number, method) => state.previewMerge(fullName, number, method),
     updateBranch: (fullName, number) => state.updateBranch(state.mustRepo(fullName), String(number)).sha,
     setPolicy: (p) => state.setPolicy(p),
+    holdNext(operation) {
+      let arrived!: () => void;
+      let release!: () => void;
+      const reached = new Promise<void>((resolve) => (arrived = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      holds.push({ operation, arrived, released });
+      return { reached, release };
+    },
     addFault(fault) {
       faults.arm(fault);
     },

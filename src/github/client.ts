@@ -7,6 +7,13 @@
 //   through the one backoff helper (wait/backoff.ts).
 // - 422 "Could not resolve to a node" on labels right after a pull request is created: twice, the same way.
 // - Any other 4xx: never retried (plugin-retry's doNotRetry).
+// - A write is never sent again blind: GitHub may have done it although no answer came (a 5xx, a lost
+//   connection, a timeout). A write that passes `request.readBack` has it read what GitHub holds
+//   before each new try, and the try is skipped when the write took effect; any other write that is
+//   not content-addressed (a tree, a commit) is sent once, and its caller reads the state and decides.
+// - The merge's transient refusals (405 "Base branch was modified", 405 "not mergeable" while GitHub
+//   computes the merge after a push) are tried again, three times at most, through the one backoff
+//   helper and after reading the pull request back.
 // - Each attempt has its own time limit (request-timeout, or what is left of the step), and no wait
 //   starts that would end past the deadline: the step ends then, saying what GitHub asked for.
 import { getOctokit } from '@actions/github';
@@ -36,6 +43,36 @@ export interface GitHubClientOptions {
   secondMs?: number;
 }
 
+/**
+ * What a write's caller reads back before the write is sent again: `{ data }` when GitHub holds what
+ * the write asked for (that answer stands in for the lost one), `'resend'` when it does not, `'stop'`
+ * when GitHub holds something else (another writer acted): the last error then ends the call.
+ */
+export type ReadBack = (lastError: unknown) => Promise<{ data: unknown } | 'resend' | 'stop'>;
+
+/** The request option that carries a write's read-back (Octokit passes `request` through to the hooks). */
+export interface WriteRequest {
+  request: { readBack: ReadBack };
+}
+
+/** Writes GitHub addresses by content: sending one again makes at worst an unreferenced twin. */
+const RESENDABLE = [/\/git\/trees$/, /\/git\/commits$/];
+
+function isWrite(o: { method: string; url: string }): boolean {
+  return !['GET', 'HEAD'].includes(o.method) && !RESENDABLE.some((pattern) => pattern.test(o.url));
+}
+
+/** GitHub's merge refusals that pass: the base moved at that moment, or the merge was still being computed after a push. */
+function isMergeRace(error: unknown, o: { method: string; url: string }): boolean {
+  return (
+    (error as { status?: number }).status === 405 &&
+    o.method === 'PUT' &&
+    /\/merge$/.test(o.url) &&
+    /base branch was modified|not mergeable/i.test(githubSaid(error) ?? '')
+  );
+}
+const MERGE_RACE_RETRIES = 3;
+
 /** How many times a rate limit is waited out for one call. */
 const RATE_LIMIT_WAITS = 2;
 /** plugin-retry's schedule: the n-th retry waits n² seconds. */
@@ -48,10 +85,20 @@ const retryDelayMs = (retryCount: number) => (retryCount + 1) ** 2 * 1000;
  */
 class GitHubStop extends Error {
   readonly request = { request: undefined };
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** No answer came (or GitHub's own failure did): a write may have taken effect. */
+  readonly unanswered: boolean;
+  constructor(message: string, options?: { cause?: unknown; unanswered?: boolean }) {
     super(message, options);
     this.name = 'GitHubStop';
+    this.unanswered = options?.unanswered ?? false;
   }
+}
+
+/** True when a failed call may still have been done: GitHub answered 5xx, or no answer came. Its caller reads back before deciding. */
+export function answerLost(error: unknown): boolean {
+  if (error instanceof GitHubStop) return error.unanswered;
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status !== 'number' || status >= 500;
 }
 
 interface HookOptions {
@@ -161,14 +208,15 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
     } catch (error) {
       if (options.signal?.aborted) throw new GitHubStop('Cancelled', { cause: options.signal.reason });
       const retryCount = o.request?.retryCount ?? 0;
+      const retries = (o.request as { retries?: number } | undefined)?.retries ?? RETRIES;
       // A transient fault whose next retry would end past the deadline ends the step now.
       const noTimeToRetry = (said: string) =>
-        new GitHubStop(`${said}, and the step's timeout leaves no time to retry. Raise timeout, or run again.`, { cause: error });
+        new GitHubStop(`${said}, and the step's timeout leaves no time to retry. Raise timeout, or run again.`, { cause: error, unanswered: true });
       if (timeout.aborted) {
         const said = `GitHub did not answer ${what(o)} within ${formatDuration(limitMs)} (request-timeout)`;
-        if (retryCount < RETRIES && !deadline.fits(retryDelayMs(retryCount))) throw noTimeToRetry(said);
+        if (retryCount < retries && !deadline.fits(retryDelayMs(retryCount))) throw noTimeToRetry(said);
         // A timeout is transient: a RequestError with its request, so plugin-retry retries it.
-        log(`${said}; retrying.`);
+        log(retryCount < retries ? `${said}; retrying.` : `${said}.`);
         throw new RequestError(`GitHub did not answer within ${formatDuration(limitMs)}`, 500, { request: { ...o, headers: {} } as never });
       }
       const code = noAnswer(error) ? (networkCode(error) ?? 'ECONNRESET') : undefined;
@@ -181,8 +229,10 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
         : code
           ? `The connection to GitHub was lost before an answer to ${what(o)} (${code})`
           : `GitHub answered ${status} to ${what(o)}`;
-      if (status !== undefined && status >= 500 && retryCount < RETRIES && !deadline.fits(retryDelayMs(retryCount))) throw noTimeToRetry(said);
-      if (status !== undefined && status >= 500 && retryCount < RETRIES) log(`${said}; retrying in ${formatDuration(retryDelayMs(retryCount))}.`);
+      if (status !== undefined && status >= 500 && retryCount < retries && !deadline.fits(retryDelayMs(retryCount))) throw noTimeToRetry(said);
+      if (status !== undefined && status >= 500 && retryCount < retries) {
+        log(`${said}; ${o.request && 'readBack' in o.request ? 'reading back what GitHub holds, then ' : ''}retrying in ${formatDuration(retryDelayMs(retryCount))}.`);
+      }
       throw error;
     }
   };
@@ -192,19 +242,41 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
   const attemptLimit = (octokit: { hook: { wrap: (name: 'request', wrap: (request: (o: HookOptions) => Promise<unknown>, o: HookOptions) => Promise<unknown>) => void } }) => {
     octokit.hook.wrap('request', async (request, o) => {
       if (options.signal?.aborted) throw new GitHubStop('Cancelled', { cause: options.signal.reason });
-      return retryTransient(() => attempt(request, o), {
-        retries: RATE_LIMIT_WAITS,
+      // Every try after the first of a write with a read-back reads first: the lost answer may have been a success.
+      const send = async () => {
+        const readBack = (o.request as { readBack?: ReadBack } | undefined)?.readBack;
+        if (readBack && lastErrors.has(o)) {
+          const last = lastErrors.get(o);
+          const held = await readBack(last);
+          if (held === 'stop') throw last;
+          if (held !== 'resend') {
+            log(`GitHub had done ${what(o)} although its answer was lost; carrying on from what it holds.`);
+            return { status: 200, url: o.url, headers: {}, ...held };
+          }
+        }
+        try {
+          return await attempt(request, o);
+        } catch (error) {
+          lastErrors.set(o, error);
+          throw error;
+        }
+      };
+      return retryTransient(send, {
+        retries: isMergeCall(o) ? MERGE_RACE_RETRIES : RATE_LIMIT_WAITS,
         minBackoffMs: 1000,
         sleep: (ms) => abortableSleep((ms * secondMs) / 1000, options.signal),
-        transient: (error) => isPlainRateLimit(error) || isLabelRace(error, o),
+        transient: (error) => isPlainRateLimit(error) || isLabelRace(error, o) || isMergeRace(error, o),
         retryAfterMs: (error) => parseRetryAfter(responseHeaders(error)['retry-after']),
         deadline,
-        pastDeadline: ({ waitMs, error }) => tooLong(waitMs, o, isLabelRace(error, o) ? 'did not know the new pull request yet (422)' : 'asked to wait (429)'),
+        pastDeadline: ({ waitMs, error }) =>
+          tooLong(waitMs, o, isLabelRace(error, o) ? 'did not know the new pull request yet (422)' : isMergeRace(error, o) ? `refused the merge for now (405 "${githubSaid(error)}")` : 'asked to wait (429)'),
         onRetry: ({ waitMs, error }) =>
           log(
             isLabelRace(error, o)
               ? `GitHub did not know the new pull request yet at ${what(o)} (422 Could not resolve to a node); trying again in ${formatDuration(waitMs)}.`
-              : `GitHub asked to wait ${formatDuration(waitMs)} (429) before ${what(o)}; waiting.`
+              : isMergeRace(error, o)
+                ? `GitHub refused ${what(o)} for now (405 "${githubSaid(error)}"), which passes; reading the pull request back and trying again in ${formatDuration(waitMs)}.`
+                : `GitHub asked to wait ${formatDuration(waitMs)} (429) before ${what(o)}; waiting.`
           ),
         signal: options.signal
       });
@@ -224,6 +296,9 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
   };
   // Set when a rate limit asked for a wait past the deadline; the call's error is replaced by it.
   let stopped: GitHubStop | undefined;
+  // The last failure of each call in flight, for its read-back.
+  const lastErrors = new WeakMap<object, unknown>();
+  const isMergeCall = (o: { method: string; url: string }) => o.method === 'PUT' && /\/merge$/.test(o.url);
 
   const octokit = getOctokit(
     token,
@@ -243,6 +318,11 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
     retry,
     throttling
   );
+  // Outermost, before the retry plugin reads it: a write without a read-back is sent once (plugin-retry's per-request `retries`).
+  octokit.hook.before('request', (o) => {
+    const request = (o.request ?? {}) as { readBack?: ReadBack; retries?: number };
+    if (isWrite(o) && !request.readBack) o.request = { ...request, retries: 0 } as never;
+  });
   // Outermost: a call refused for a wait past the deadline says so, not just "403".
   // A connection lost at every try says so, not "500" (Octokit gives a failed fetch that status).
   octokit.hook.error('request', (error, o) => {
@@ -255,7 +335,9 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
       const code = networkCode(error);
       if (isDnsCode(code)) throw new GitHubStop(`${what(o)} ${dnsAdvice(githubHost(o), code, GITHUB_URL_FIX)}`, { cause: error });
       const lost = /did not answer within/.test(error.message) ? error.message : `GitHub's connection was lost before an answer (${code ?? 'ECONNRESET'})`;
-      throw new GitHubStop(`${lost} to ${what(o)}, at each of ${RETRIES + 1} tries. Check the runner's network and proxy settings, or run again`, { cause: error });
+      // plugin-retry counts each failed try, the last one included.
+      const tries = Math.max(1, (o.request as { retryCount?: number } | undefined)?.retryCount ?? 0);
+      throw new GitHubStop(`${lost} to ${what(o)}${tries > 1 ? `, at each of ${tries} tries` : ''}. Check the runner's network and proxy settings, or run again`, { cause: error, unanswered: true });
     }
     throw error;
   });

@@ -2,7 +2,7 @@
 // peter-evans/create-pull-request does: one branch per purpose, commits made through the git data
 // API so GitHub signs them, and a re-run updates the same pull request. A person's lines on the
 // branch are kept, and every move of the branch is a compare-and-swap.
-import { githubSaid, type Octokit } from './client.ts';
+import { answerLost, githubSaid, type Octokit, type ReadBack } from './client.ts';
 
 export type { Octokit };
 
@@ -121,6 +121,11 @@ export async function branchHead(octokit: Octokit, repo: Repo, branch: string): 
   }
 }
 
+/** The file's text at a commit, or undefined when there is no such file (or commit). */
+export function readFileAt(octokit: Octokit, repo: Repo, path: string, ref: string): Promise<string | undefined> {
+  return fileText(octokit, repo, path, ref);
+}
+
 // The file's text at a commit, or undefined when there is no such file.
 async function fileText(octokit: Octokit, repo: Repo, path: string, ref: string): Promise<string | undefined> {
   let data: unknown;
@@ -218,6 +223,8 @@ export interface PullSummary {
   state: 'open' | 'closed';
   /** Closed by a merge (merged_at set); a pull request closed without merging is a person's no. */
   merged: boolean;
+  /** For one closed without merging: the export the values file at its head proposes (proposal.ts reads it). */
+  proposedJobId?: string;
 }
 
 /** How a branch stands to the base, read through one compare: what it changed and who made its commits. */
@@ -343,7 +350,7 @@ export interface ProposalResult {
  * a merged or closed pull request) the branch is rebuilt as one commit on the base's head that holds
  * the new file and every other file the branch changed. Either move is a compare-and-swap: it is
  * refused when another writer moved the branch since it was read, and `'raced'` asks the caller to read
- * and plan again. A write whose answer was lost is recognised when read back.
+ * and plan again; so does a pull request a person merged or closed since it was read. A write whose answer was lost is recognised when read back.
  */
 export async function proposeChange(octokit: Octokit, repo: Repo, change: ProposedChange): Promise<ProposalResult | 'raced'> {
   const { base, branch, proposal } = change;
@@ -358,7 +365,9 @@ export async function proposeChange(octokit: Octokit, repo: Repo, change: Propos
     if (moved === 'raced') return 'raced';
     commitSha = moved;
   }
-  return ensurePullRequest(octokit, repo, change, commitSha);
+  // A pull request merged or closed meanwhile is a race too: read again, and a new one is opened.
+  const ensured = await ensurePullRequest(octokit, repo, change, commitSha);
+  return ensured === 'closed' ? 'raced' : ensured;
 }
 
 /** Commits the file and moves the branch to it, only if the branch is still where it was read. */
@@ -394,27 +403,38 @@ async function writeBranch(octokit: Octokit, repo: Repo, change: ProposedChange)
  */
 async function moveBranch(octokit: Octokit, repo: Repo, branch: string, before: string | undefined, after: string, fastForward: boolean, repositoryId?: string): Promise<'moved' | 'raced'> {
   const hints = { unprocessable: `branch ${branch} is protected by a branch protection rule or ruleset that refuses this change; choose another pr-branch that no rule covers` };
+  // A move whose answer was lost is read back before it is sent again: done, still to do, or another writer's.
+  const readBack: ReadBack = async () => {
+    const head = await branchHead(octokit, repo, branch);
+    return head === after ? { data: { ref: `refs/heads/${branch}`, object: { sha: after } } } : head === before ? 'resend' : 'stop';
+  };
   try {
-    if (before === undefined) await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: after });
-    else if (fastForward) await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha: after, force: false });
-    else await compareAndSwap(octokit, repo, branch, before, after, repositoryId);
+    if (before === undefined) await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: after, request: { readBack } });
+    else if (fastForward) await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha: after, force: false, request: { readBack } });
+    else await compareAndSwap(octokit, repo, branch, before, after, readBack, repositoryId);
     return 'moved';
   } catch (error) {
     const failure = httpFailure(error);
     if (failure?.status === 422 && /already exists|not a fast forward|does not exist/i.test(failure.message)) return 'raced';
     if (error instanceof RefRaceError) return 'raced';
+    // No answer, or GitHub's own failure: what the branch holds now says which.
+    if (!(error instanceof PullRequestError) && answerLost(error)) {
+      const head = await branchHead(octokit, repo, branch);
+      if (head === after) return 'moved';
+      if (head !== before) return 'raced';
+    }
     throw toPullRequestError(error, `${before === undefined ? 'create' : 'move'} branch ${branch}`, `${repo.owner}/${repo.repo}`, hints);
   }
 }
 
 class RefRaceError extends Error {}
 
-async function compareAndSwap(octokit: Octokit, repo: Repo, branch: string, before: string, after: string, repositoryId?: string): Promise<void> {
+async function compareAndSwap(octokit: Octokit, repo: Repo, branch: string, before: string, after: string, readBack: ReadBack, repositoryId?: string): Promise<void> {
   const id = repositoryId ?? (await readRepository(octokit, repo)).nodeId;
   try {
     await octokit.graphql(
       `mutation($input: UpdateRefsInput!) { updateRefs(input: $input) { clientMutationId } }`,
-      { input: { repositoryId: id, refUpdates: [{ name: `refs/heads/${branch}`, beforeOid: before, afterOid: after, force: true }] } }
+      { input: { repositoryId: id, refUpdates: [{ name: `refs/heads/${branch}`, beforeOid: before, afterOid: after, force: true }] }, request: { readBack } }
     );
   } catch (error) {
     // GitHub refuses the whole mutation with `errors`; whether the ref moved under us tells a race from a refusal.
@@ -438,14 +458,23 @@ async function openPull(octokit: Octokit, repo: Repo, branch: string, base: stri
 /** How many times "A pull request already exists" sends the run to look for it again. */
 const FIND_ATTEMPTS = 3;
 
-async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedChange, commitSha: string | undefined): Promise<ProposalResult> {
+async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedChange, commitSha: string | undefined): Promise<ProposalResult | 'closed'> {
   const { base, branch } = change;
   for (let attempt = 1; ; attempt++) {
     // The first attempt trusts what the run read: no open pull request, or this one.
     const existing = attempt === 1 ? change.proposal : await openPullState(octokit, repo, branch, base.branch);
+    // Found after "already exists": ours only if its head is the commit this run judged; another run's
+    // (a push that opened it meanwhile) is read and planned again, never written over with this run's text.
+    const judged = commitSha ?? change.proposal?.headSha ?? change.branchHead ?? undefined;
+    if (attempt > 1 && existing !== undefined && judged !== undefined && existing.headSha !== judged) return 'closed';
     if (existing === undefined) {
       try {
-        const { data: created } = await octokit.rest.pulls.create({ ...repo, head: branch, base: base.branch, title: change.title, body: change.body });
+        // A create whose answer was lost is found in the list of open pull requests, never sent again blind.
+        const readBack: ReadBack = async () => {
+          const found = await openPull(octokit, repo, branch, base.branch);
+          return found ? { data: found } : 'resend';
+        };
+        const { data: created } = await octokit.rest.pulls.create({ ...repo, head: branch, base: base.branch, title: change.title, body: change.body, request: { readBack } });
         await addLabels(octokit, repo, created.number, change.labels);
         return { operation: 'created', number: created.number, url: created.html_url, commitSha };
       } catch (error) {
@@ -467,11 +496,21 @@ async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedC
       }
     }
     const edited = existing.title !== change.title || existing.body !== change.body;
-    if (edited) {
-      await step(`update pull request #${existing.number}`, repo, () =>
-        octokit.rest.pulls.update({ ...repo, pull_number: existing.number, title: change.title, body: change.body })
-      );
+    // The pull request as GitHub holds it after this run's write: a person may have merged or closed it
+    // since the run read it (merging leaves the branch where it was, so the branch's move went through).
+    const now = edited
+      ? await updatePull(octokit, repo, existing.number, { title: change.title, body: change.body }, { title: existing.title, body: existing.body })
+      : commitSha !== undefined
+        ? await readPullState(octokit, repo, existing.number)
+        : undefined;
+    if (now && now.state !== 'open') {
+      // Its title and body go back to what it was merged or closed with: they never describe a commit it does not hold.
+      if (edited) await updatePull(octokit, repo, existing.number, { title: existing.title, body: existing.body }, { title: change.title, body: change.body }).catch(() => undefined);
+      return 'closed';
     }
+    // The write's answer shows the head: another writer moved the branch past what this body describes
+    // (a run at the same moment). GitHub has no precondition on a body, so the run reads and plans again.
+    if (now && now.headSha !== (commitSha ?? existing.headSha)) return 'closed';
     if (!edited && commitSha === undefined) return { operation: 'none', number: existing.number, url: existing.url };
     // Labels someone removed by hand stay removed until the proposal changes again.
     const present = new Set(existing.labels);
@@ -481,15 +520,19 @@ async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedC
 }
 
 /** The open pull request's fields that ensurePullRequest compares. */
-async function openPullState(octokit: Octokit, repo: Repo, branch: string, base: string): Promise<Pick<OpenProposal, 'number' | 'url' | 'title' | 'body' | 'labels'> | undefined> {
+async function openPullState(octokit: Octokit, repo: Repo, branch: string, base: string): Promise<Pick<OpenProposal, 'number' | 'url' | 'title' | 'body' | 'labels' | 'headSha'> | undefined> {
   const pull = await openPull(octokit, repo, branch, base);
-  return pull && { number: pull.number, url: pull.html_url, title: pull.title, body: pull.body ?? '', labels: pull.labels.map((label) => label.name ?? '') };
+  return pull && { number: pull.number, url: pull.html_url, title: pull.title, body: pull.body ?? '', labels: pull.labels.map((label) => label.name ?? ''), headSha: pull.head.sha };
 }
 
 /** One pull request as it stands now, with GitHub's mergeability (which only the single pull request carries). */
 export interface PullState {
+  title: string;
   body: string;
   labels: string[];
+  state: 'open' | 'closed';
+  merged: boolean;
+  headSha: string;
   /** False when GitHub says it cannot be merged (a conflict with the base); undefined while GitHub has not computed it. */
   mergeable?: boolean;
 }
@@ -498,18 +541,66 @@ export async function readPullState(octokit: Octokit, repo: Repo, number: number
   const { data } = await step(`read pull request #${number}`, repo, () => octokit.rest.pulls.get({ ...repo, pull_number: number }));
   // `mergeable` is null until GitHub has computed it: then nothing is known, and nothing is claimed.
   const mergeable = data.mergeable === false || data.mergeable_state === 'dirty' ? false : data.mergeable === true ? true : undefined;
-  return { body: data.body ?? '', labels: data.labels.map((label) => label.name ?? ''), mergeable };
+  return {
+    title: data.title,
+    body: data.body ?? '',
+    labels: data.labels.map((label) => label.name ?? ''),
+    state: data.state === 'open' ? 'open' : 'closed',
+    merged: Boolean(data.merged),
+    headSha: data.head.sha,
+    mergeable
+  };
 }
 
 /** Replaces the body of a pull request, and nothing else. */
-export async function updatePullBody(octokit: Octokit, repo: Repo, number: number, body: string): Promise<void> {
-  await step(`update pull request #${number}`, repo, () => octokit.rest.pulls.update({ ...repo, pull_number: number, body }));
+export async function updatePullBody(octokit: Octokit, repo: Repo, number: number, body: string, before?: string): Promise<void> {
+  await updatePull(octokit, repo, number, { body }, before === undefined ? undefined : { body: before });
+}
+
+/** The pull request changed between this run's read and its write: the write was not made again over it. */
+export class PullChangedError extends PullRequestError {}
+
+/**
+ * Sets a pull request's title and body. A lost answer is read back: the fields as written mean done;
+ * as `before` (what the run read), sent again; anything else is a person's or another run's edit,
+ * which stands (PullChangedError).
+ */
+export async function updatePull(
+  octokit: Octokit,
+  repo: Repo,
+  number: number,
+  fields: { title?: string; body?: string },
+  before?: { title?: string; body?: string }
+): Promise<{ state: 'open' | 'closed'; merged: boolean; headSha: string }> {
+  const holds = (pull: { title: string; body: string | null }, wanted: { title?: string; body?: string }) =>
+    (wanted.title === undefined || pull.title === wanted.title) && (wanted.body === undefined || (pull.body ?? '') === wanted.body);
+  const readBack: ReadBack = async () => {
+    const { data } = await octokit.rest.pulls.get({ ...repo, pull_number: number });
+    if (holds(data, fields)) return { data };
+    return before !== undefined && holds(data, before) ? 'resend' : 'stop';
+  };
+  try {
+    const { data } = await octokit.rest.pulls.update({ ...repo, pull_number: number, ...fields, request: { readBack } });
+    return { state: data.state === 'open' ? 'open' : 'closed', merged: Boolean(data.merged_at), headSha: data.head.sha };
+  } catch (error) {
+    if (before !== undefined && answerLost(error)) {
+      throw new PullChangedError(`Pull request #${number} in ${repo.owner}/${repo.repo} changed while this run wrote it; what is there now stands.`);
+    }
+    throw toPullRequestError(error, `update pull request #${number}`, `${repo.owner}/${repo.repo}`, {});
+  }
+}
+
+/** Labels of a pull request as GitHub holds them now. */
+async function labelsNow(octokit: Octokit, repo: Repo, number: number): Promise<string[]> {
+  const { data } = await octokit.rest.pulls.get({ ...repo, pull_number: number });
+  return data.labels.map((label) => label.name ?? '');
 }
 
 /** Removes a label; one already gone (GitHub's 404 "Label does not exist") is what was wanted. */
 export async function removeLabel(octokit: Octokit, repo: Repo, number: number, name: string): Promise<void> {
+  const readBack: ReadBack = async () => ((await labelsNow(octokit, repo, number)).includes(name) ? 'resend' : { data: [] });
   try {
-    await octokit.rest.issues.removeLabel({ ...repo, issue_number: number, name });
+    await octokit.rest.issues.removeLabel({ ...repo, issue_number: number, name, request: { readBack } });
   } catch (error) {
     if (httpFailure(error)?.status === 404) return;
     throw toPullRequestError(error, `remove label ${name} from pull request #${number}`, `${repo.owner}/${repo.repo}`, {});
@@ -517,8 +608,12 @@ export async function removeLabel(octokit: Octokit, repo: Repo, number: number, 
 }
 
 // GitHub's 422 "Could not resolve to a node" right after the pull request is created is retried by
-// the client (client.ts), within the step's deadline and cancel.
+// the client (client.ts), within the step's deadline and cancel. A lost answer is read back.
 export async function addLabels(octokit: Octokit, repo: Repo, number: number, labels: string[]): Promise<void> {
   if (labels.length === 0) return;
-  await step(`label pull request #${number}`, repo, () => octokit.rest.issues.addLabels({ ...repo, issue_number: number, labels }));
+  const readBack: ReadBack = async () => {
+    const now = await labelsNow(octokit, repo, number);
+    return labels.every((label) => now.includes(label)) ? { data: now.map((name) => ({ name })) } : 'resend';
+  };
+  await step(`label pull request #${number}`, repo, () => octokit.rest.issues.addLabels({ ...repo, issue_number: number, labels, request: { readBack } }));
 }

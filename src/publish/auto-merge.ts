@@ -7,16 +7,17 @@
 // rebuilt on the moved base (keepProposalCurrent). When GitHub refuses the merge (a rule, a token
 // without rights), the renewal stays open, marked urgent, and the run says which rule and how to allow it.
 import type { Bundle, ExportJob } from '../platform/static-export.ts';
-import { githubSaid } from '../github/client.ts';
 import type { Octokit, OpenProposal } from '../github/pull-request.ts';
+import { type MergeMethod, mergeAtHead } from '../github/merge.ts';
 import { jobIdFromLink, linkExpiry } from '../values/link.ts';
 import { patchValuesFile } from '../values/values-file.ts';
 import { formatDuration, formatUtc } from '../action/format.ts';
-import { type ConfigTarget, type ConfigUpdate, type ProposalFacts, keepProposalCurrent, linkIn, readProposalFacts, updateDeploymentConfig } from './proposal.ts';
+import { type ConfigTarget, type ConfigUpdate, type ProposalFacts, keepProposalCurrent, linkIn, productionServes, readProposalFacts, redescribe, updateDeploymentConfig } from './proposal.ts';
 import { refuseBranch } from './reconcile.ts';
-import { URGENT_MARK, withUrgentLine } from './production-guard.ts';
+import { URGENT_MARK } from './production-guard.ts';
+import { writeMarks } from './marks.ts';
 
-export type MergeMethod = 'merge' | 'squash' | 'rebase';
+export type { MergeMethod };
 
 /**
  * The order the step tries the methods the repository allows. Squash first: one commit on the base
@@ -32,6 +33,8 @@ export interface AutoMergeResult {
   merged?: { number: number; url: string; method: MergeMethod; jobId: string };
   /** GitHub refused the merge: the renewal stays open, marked urgent. `message`: the rule, and how to allow it. */
   refused?: { number: number; url: string; message: string };
+  /** The renewal's branch moved (or it was closed) while the step merged it: nothing merged, nothing marked. */
+  moved?: { number: number; url: string };
   /** The content pull request, rebuilt on the base the renewal moved. */
   rebuilt?: ConfigUpdate;
   /** Production's link after the merge. */
@@ -57,6 +60,11 @@ export interface AutoMergeContext {
 export async function keepProductionAlive(octokit: Octokit, target: ConfigTarget, context: AutoMergeContext, unchanged?: ProposalFacts): Promise<AutoMergeResult | undefined> {
   // `unchanged`: the facts the run read, when its apply step wrote nothing; else read again.
   const facts = unchanged ?? (await readProposalFacts(octokit, target));
+  // Production serves no bundle (enabled: false on the base): no link of its to keep alive, nothing to merge.
+  if (!productionServes(target, facts.base.text)) {
+    context.info(`${target.path} on ${facts.base.branch} has enabled: false: production serves no bundle, so auto-merge: renewals merges nothing.`);
+    return undefined;
+  }
   if (facts.open && isRenewal(target, facts.base.text, facts.open)) return mergeRenewal(octokit, target, facts, facts.open, context);
   const deployedLink = linkIn(target, facts.base.text);
   const jobId = deployedLink ? jobIdFromLink(deployedLink) : undefined;
@@ -143,25 +151,33 @@ async function mergeRenewal(octokit: Octokit, target: ConfigTarget, facts: Propo
   let said = '';
   let status = 0;
   for (const method of allowedMethods(facts)) {
-    try {
-      await octokit.rest.pulls.merge({
-        ...repo,
-        pull_number: open.number,
-        merge_method: method,
-        // Only the head this run read and judged a renewal: a push in between is never merged blind.
-        sha: open.headSha,
-        commit_title: `Renew the static export link (${jobId}) (#${open.number})`,
-        commit_message: `Merged by the static export action (auto-merge: renewals): the same export ${jobId}, a fresh link; ${expiries}.`
-      });
+    const merged = await mergeAtHead(octokit, repo, {
+      number: open.number,
+      method,
+      // Only the head this run read and judged a renewal: a push in between is never merged blind.
+      sha: open.headSha,
+      title: `Renew the static export link (${jobId}) (#${open.number})`,
+      message: `Merged by the static export action (auto-merge: renewals): the same export ${jobId}, a fresh link; ${expiries}.`
+    });
+    if (merged.kind === 'merged') {
       context.info(`Merged renewal pull request #${open.number} (${open.url}) by ${method}: export ${jobId}, ${expiries}.`);
       return { merged: { number: open.number, url: open.url, method, jobId }, deployedLink: newLink };
-    } catch (error) {
-      status = (error as { status?: number }).status ?? 0;
-      said = githubSaid(error) ?? (error instanceof Error ? error.message : String(error));
-      // The repository's settings said nothing of this method, and GitHub does not allow it: try the next.
-      if (status === 405 && /are not allowed on this repository/i.test(said)) continue;
-      break;
     }
+    if (merged.kind === 'moved') {
+      // What the branch holds now was not judged: it may be new content. Nothing is merged or marked; the next run judges it.
+      context.info(
+        `Renewal pull request #${open.number} (${open.url}) was not merged: its branch moved to ${merged.head.slice(0, 7)} while this run merged it (another run or a person pushed), and the step never merges a head it did not judge. The pull request is left as the other writer left it.`
+      );
+      return { moved: { number: open.number, url: open.url } };
+    }
+    if (merged.kind === 'closed') {
+      context.info(`Renewal pull request #${open.number} (${open.url}) was closed by someone else while this run merged it; nothing was merged.`);
+      return { moved: { number: open.number, url: open.url } };
+    }
+    ({ status, said } = merged);
+    // The repository's settings said nothing of this method, and GitHub does not allow it: try the next.
+    if (status === 405 && /are not allowed on this repository/i.test(said)) continue;
+    break;
   }
   const message =
     `Renewal pull request #${open.number} (${open.url}) could not merge itself: GitHub answered ${status} "${said}". ${howToAllow(status, said, facts.base.branch)} ` +
@@ -193,18 +209,18 @@ function howToAllow(status: number, said: string, baseBranch: string): string {
   return bypass;
 }
 
-/** The pull request's first line says it is urgent and why, so the list and the notification show it. */
+/** The pull request's first line says it is urgent and why, so the list and the notification show it; only on the head the run judged a renewal. */
 async function markUrgent(octokit: Octokit, target: ConfigTarget, open: OpenProposal, deployedLink: string, context: AutoMergeContext, why: string): Promise<void> {
   const expiry = linkExpiry(deployedLink);
   const left = expiry ? expiry.getTime() - context.now : undefined;
   const when = expiry ? `production's link ${left! > 0 ? `expires at ${formatUtc(expiry.toISOString())}, in ${formatDuration(left!)}` : `expired at ${formatUtc(expiry.toISOString())}`}` : "production's link may expire";
   const line = `${URGENT_MARK} ${when}.** This renewal changes no page; it could not merge itself (${why}). Merge it and roll it out.`;
-  const body = withUrgentLine(open.body, line);
-  if (body === open.body) return;
   try {
-    await octokit.rest.pulls.update({ ...target.repo, pull_number: open.number, body });
+    const marked = await writeMarks(octokit, target.repo, open.number, open.headSha, () => ({ urgentLine: line }));
+    if (marked.kind === 'skipped') context.info(`Pull request #${open.number} was not marked urgent: ${marked.reason}.`);
+    if (marked.kind === 'overtaken') await redescribe(octokit, target);
   } catch (error) {
-    context.warn(`Could not mark pull request #${open.number} urgent: ${githubSaid(error) ?? String(error)}`);
+    context.warn(`Could not mark pull request #${open.number} urgent: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

@@ -4,7 +4,7 @@
 import * as core from '@actions/core';
 import { PublishInput as Input } from '../action/constants.ts';
 import { InputError, parseBoolean, parseList, parseRepository } from '../action/inputs.ts';
-import type { ConfigTarget } from './proposal.ts';
+import type { ConfigTarget } from './proposal-types.ts';
 import { prBranchIsBase } from './preflight.ts';
 import { defaultPrBranch } from './target.ts';
 

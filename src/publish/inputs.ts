@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import * as core from '@actions/core';
 import { type ExportRequest, JOB_ID } from '../platform/static-export.ts';
 import { PublishInput as Input } from '../action/constants.ts';
-import type { ConfigTarget } from './proposal.ts';
+import type { ConfigTarget } from './proposal-types.ts';
 import type { ExportPlan } from './export.ts';
 import { InputError, parseBoolean, parseHostname, parseList, parseRepository } from '../action/inputs.ts';
 import { type PlatformInputs, readDuration, readPlatformInputs, readPollLimits } from '../action/platform-inputs.ts';

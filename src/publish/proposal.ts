@@ -2,10 +2,12 @@
 // (the values file on the base branch) and what is proposed (the open pull request), plan the one file
 // the pull request should hold (reconcile.ts), and write it (or, in a dry run, only show it). Runs
 // only after a completed export and a bundle.
-import type { Bundle, ExportJob } from '../platform/static-export.ts';
-import { jobIdFromLink, linkExpiry, linkFingerprint, linkPieces, shownWhole } from '../values/link.ts';
+import type { ExportJob } from '../platform/static-export.ts';
+import { jobIdFromLink } from '../values/link.ts';
 import { ConfigFileError, type SettingChange, readSetting } from '../values/values-file.ts';
-import { formatBytes, formatUtc } from '../action/format.ts';
+import { formatUtc } from '../action/format.ts';
+import type { ConfigTarget, ProposalFacts, PublishedBundle } from './proposal-types.ts';
+import { defaultTitle, describedFromFile, pullRequestBody, sameExport } from './pull-request-body.ts';
 import {
   type BaseFile,
   type BranchHistory,
@@ -13,64 +15,28 @@ import {
   type OpenProposal,
   type PullSummary,
   PullRequestError,
-  type Repo,
   type RepositoryFacts,
-  addLabels,
   branchHead,
   listPulls,
   proposeChange,
   readBaseFile,
   readBranchHistory,
   readOpenProposal,
+  type PullState,
+  readFileAt,
   readPullState,
   readRepository,
-  removeLabel,
-  updatePullBody
+  updatePull
 } from '../github/pull-request.ts';
+import { judgedHeadOf, rememberJudged, writeMarks } from './marks.ts';
+import { regionOf, titleFor, withRegion } from './body.ts';
 import { EXPIRING_LABEL, type ProductionGuard, firstLineOf, withFirstLine } from './production-guard.ts';
-import { OPENED_BY_THIS_ACTION, planProposal, refuseBranch } from './reconcile.ts';
+import { planProposal, refuseBranch } from './reconcile.ts';
 import { defaultPrBranch } from './target.ts';
-import type { ContentDiff } from '../content/gate.ts';
-import { contentDiffSection } from './content-diff.ts';
+// The body renderer lives in pull-request-body.ts; its names stay importable from here.
+export { changeRow, contentDiffSectionOf, linkWarning, pullRequestBody, showChange } from './pull-request-body.ts';
 
-export interface ConfigTarget {
-  repo: Repo;
-  path: string;
-  /** Dotted path of the static export block, e.g. `staticExport` or `mintlify.staticExport`. */
-  key: string;
-  /** Undefined: the repository's default branch. */
-  baseBranch?: string;
-  prBranch: string;
-  /** True when pr-branch was left unset: the name then includes the base when it is not the default branch. */
-  prBranchDefault?: boolean;
-  /** Undefined: a title that says whether this is a new bundle or a renewed link. */
-  title?: string;
-  labels: string[];
-  dryRun: boolean;
-  /** auto-merge: renewals. The step merges a renewal of production's export itself (auto-merge.ts). */
-  autoMergeRenewals?: boolean;
-}
-
-export interface PublishedBundle {
-  domain?: string;
-  job: ExportJob;
-  bundle: Bundle;
-  version?: string;
-  /** A renewal: the run only renews a link, so it leaves `enabled` as the pull request or the base has it. */
-  renewal?: boolean;
-  /** Set when the platform's link expires sooner than link-margin: why, and what to do instead. */
-  shortLink?: string;
-  /** Set when the link is a URL the team hosts (bundle-url-template), checked as a pod would fetch it. */
-  hosted?: { sha256: string; sha256Checked: boolean };
-  /** The docs commit the run's deployment published (the export holds it or a push published moments later). */
-  docsCommit?: { sha: string; branch: string };
-  /** What merging changes for readers: the new export compared page by page with production's. */
-  contentDiff?: ContentDiff;
-  /** The content diff as the open pull request already shows it: a renewal of the proposed export is not compared again. */
-  contentDiffText?: string;
-  /** The pull request a person closed without merging before this one, named in the new one. */
-  closedBefore?: { number: number; jobId?: string };
-}
+export type { ConfigTarget, ProposalFacts, PublishedBundle } from './proposal-types.ts';
 
 export interface ConfigUpdate {
   /** True when the file on the base does not hold these values yet. */
@@ -103,32 +69,15 @@ export async function readConfigFile(octokit: Octokit, target: ConfigTarget, rep
   return { ...base, text: base.text };
 }
 
-/**
- * What GitHub holds for one proposal, read once before anything is exported: the repository, the
- * values file on the base, and every pull request from the proposal branch (one list: the open one on
- * this base, those open on another, those closed without merging). Without any pull request from it,
- * the branch itself: absent, another run's that is about to open one, or a branch this action did not make.
- */
-export interface ProposalFacts {
-  /** repos.get's answer (permissions, default branch), for the checks made before an export. */
-  repository: RepositoryFacts;
-  base: BaseFile & { text: string; tree: string };
-  /** The branch this proposal lives on, its default name resolved against the base. */
-  prBranch: string;
-  pulls: PullSummary[];
-  /** The open pull request into this base. */
-  open?: OpenProposal;
-  /** Only when no pull request was ever opened from the branch: null when it does not exist. */
-  unopened?: BranchHistory | null;
-}
-
 export async function readProposalFacts(octokit: Octokit, target: ConfigTarget): Promise<ProposalFacts> {
   const { repo, path } = target;
   const repository = await readRepository(octokit, repo);
   const base = await readConfigFile(octokit, target, repository);
   const prBranch = target.prBranchDefault && base.branch !== repository.defaultBranch ? defaultPrBranch(path, target.key, base.branch) : target.prBranch;
   const pulls = await listPulls(octokit, repo, prBranch);
+  await readClosedProposals(octokit, target, pulls, base.branch);
   const open = await readOpenProposal(octokit, repo, prBranch, base, path, pulls);
+  if (open) rememberJudged(octokit, open.number, open.headSha);
   let unopened: BranchHistory | null | undefined;
   if (pulls.length === 0) {
     const head = await branchHead(octokit, repo, prBranch);
@@ -137,24 +86,37 @@ export async function readProposalFacts(octokit: Octokit, target: ConfigTarget):
   return { repository, base, prBranch, pulls, open, unopened };
 }
 
-/** The export a pull request of this action proposes, as its body names it. */
+/** The export a body of this action names in its table: only for what the values file cannot say. */
 export function exportOfBody(body: string): string | undefined {
   return /^\| Export job \| `([^`]+)` \|$/m.exec(body)?.[1];
 }
 
 /**
- * People's noes: each export a pull request into this base proposed and a person closed without
- * merging, with that pull request (the newest). Production's own export is never vetoed: renewing its
- * link keeps the site up.
+ * People's noes: each export a pull request into this base proposed (the values file at the head it
+ * was closed with says which, whatever its body says now) and a person closed without merging, with
+ * that pull request (the newest). Production's own export is never vetoed: renewing its link keeps the site up.
  */
 export function vetoedExports(facts: Pick<ProposalFacts, 'pulls'> & { base: { branch: string } }, deployedJobId: string | undefined): Map<string, PullSummary> {
   const vetoes = new Map<string, PullSummary>();
   for (const pull of facts.pulls) {
-    const jobId = exportOfBody(pull.body);
+    const jobId = pull.proposedJobId;
     if (pull.state !== 'closed' || pull.merged || pull.base !== facts.base.branch || !jobId || jobId === deployedJobId || vetoes.has(jobId)) continue;
     vetoes.set(jobId, pull);
   }
   return vetoes;
+}
+
+/** How many pull requests closed without merging are read for their export: the newest, where a veto matters. */
+const CLOSED_READ = 10;
+
+/** The export each pull request closed without merging into this base proposed, from the values file at its head. */
+async function readClosedProposals(octokit: Octokit, target: ConfigTarget, pulls: PullSummary[], base: string): Promise<void> {
+  const closed = pulls.filter((pull) => pull.state === 'closed' && !pull.merged && pull.base === base).slice(0, CLOSED_READ);
+  for (const pull of closed) {
+    const link = linkIn(target, await readFileAt(octokit, target.repo, target.path, pull.headSha));
+    // A URL the team hosts may not name its export: the table the action wrote then says which.
+    pull.proposedJobId = (link && jobIdFromLink(link)) ?? exportOfBody(regionOf(pull.body));
+  }
 }
 
 /** Why this export is not proposed: a person closed its pull request without merging. */
@@ -181,7 +143,7 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
   const { repo } = target;
   let facts = context.facts;
   for (let attempt = 1; attempt <= BRANCH_ATTEMPTS; attempt++) {
-    if (attempt > 1 || (context.refresh && (await branchHead(octokit, repo, facts.base.branch)) !== facts.base.sha)) {
+    if (attempt > 1 || (context.refresh && !(await stillAsRead(octokit, target, facts)))) {
       // The export took minutes, or another writer moved the branch: plan on what GitHub holds now.
       facts = await readProposalFacts(octokit, target);
       const refused = refuseBranch(facts, target);
@@ -195,7 +157,9 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
       ? { kind: 'keep' as const, reason: vetoReason(published.job.jobId, vetoed) }
       : await newerElsewhere({ ...target, prBranch }, published.job, deployedLink, proposal, context.createdAtOf, unopened?.text);
     if (newer?.kind === 'keep') {
-      // This run proposes nothing, yet the open pull request stays mergeable on the base as it is now.
+      // This run proposes nothing, yet the open pull request stays mergeable on the base as it is now,
+      // and its body says what its branch holds (a run at the same moment may have left another's).
+      await describeAsHeld(octokit, target, facts);
       const rebuilt = await keepProposalCurrent(octokit, target, facts);
       if (rebuilt && !rebuilt.kept) return { ...rebuilt, kept: newer.reason };
     }
@@ -216,8 +180,11 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
     // A new pull request after one a person closed names it, so the reviewer knows what was said before.
     const closed = proposal ? undefined : facts.pulls.find((pull) => pull.state === 'closed' && !pull.merged && pull.base === file.branch);
     // The guard's first line is the guard's to change (markPullRequest): a new body keeps it.
-    const drafted = pullRequestBody(target, { ...published, closedBefore: closed && { number: closed.number, jobId: exportOfBody(closed.body) } }, plan.changes, deployedLink);
-    const body = withFirstLine(drafted, proposal && firstLineOf(proposal.body));
+    const production = { serves: productionServes(target, file.text) };
+    const drafted = pullRequestBody(target, { ...published, closedBefore: closed && { number: closed.number, jobId: closed.proposedJobId } }, plan.changes, deployedLink, production);
+    // The action writes its region and, while it is its own, the title; a person's lines and title stand (body.ts).
+    const title = titleFor(proposal, target.title ?? defaultTitle(published, deployedLink), target.title);
+    const body = withRegion(proposal?.body, withFirstLine(drafted, proposal && firstLineOf(regionOf(proposal.body))), target.title ?? defaultTitle(published, deployedLink));
     if (target.dryRun) return { changed: true, operation: 'none', changes: plan.changes, body, ...result, pending: false };
     const written = await proposeChange(octokit, repo, {
       path: target.path,
@@ -228,19 +195,60 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
       branchHead: unopened === undefined ? undefined : (unopened?.headSha ?? null),
       repositoryId: facts.repository.nodeId,
       commitMessage: commitMessage(target, published, deployedLink),
-      title: target.title ?? defaultTitle(published, deployedLink),
+      title,
       body,
       labels: target.labels
     });
-    if (written !== 'raced') return { changed: true, ...written, changes: plan.changes, body, ...result, pending: true };
+    if (written !== 'raced') {
+      rememberJudged(octokit, written.number, written.commitSha ?? proposal?.headSha);
+      return { changed: true, ...written, changes: plan.changes, body, ...result, pending: true };
+    }
     if (attempt < BRANCH_ATTEMPTS) {
-      context.warn(`Another writer moved branch ${prBranch} in ${repo.owner}/${repo.repo} while this run wrote to it; reading it again (attempt ${attempt + 1} of ${BRANCH_ATTEMPTS}).`);
+      context.warn(
+        `Another writer moved branch ${prBranch} in ${repo.owner}/${repo.repo}, or a person merged or closed its pull request, while this run wrote to it; reading it again (attempt ${attempt + 1} of ${BRANCH_ATTEMPTS}).`
+      );
     }
   }
   throw new PullRequestError(
     `Branch ${facts.prBranch} in ${repo.owner}/${repo.repo} kept changing while this run wrote to it: another run or a person is writing to it. ` +
       'Nothing of this run was left half-written; run again once the other writer is done (one concurrency group per workflow keeps runs of the same workflow apart).'
   );
+}
+
+/**
+ * After minutes of exporting: true when the base and the open pull request are as the run read them.
+ * The pull request's title and body are taken as they are now (a person may have written in them
+ * meanwhile), so nothing is written from the older copy.
+ */
+async function stillAsRead(octokit: Octokit, target: ConfigTarget, facts: ProposalFacts): Promise<boolean> {
+  if ((await branchHead(octokit, target.repo, facts.base.branch)) !== facts.base.sha) return false;
+  if (!facts.open) return true;
+  const now = await readPullState(octokit, target.repo, facts.open.number);
+  if (now.state !== 'open' || now.headSha !== facts.open.headSha) return false;
+  facts.open = { ...facts.open, title: now.title, body: now.body, labels: now.labels };
+  return true;
+}
+
+/**
+ * A body whose region names another export than the one its branch holds (two runs wrote at the same
+ * moment, and the older's body landed last; GitHub has no precondition on a body) is described again
+ * from what the branch holds: the export and its link from the file, what merging changes against the
+ * base. What only the run that exported knew (size, pages, the content diff) is left to the next run.
+ */
+async function describeAsHeld(octokit: Octokit, target: ConfigTarget, facts: ProposalFacts): Promise<void> {
+  const open = facts.open;
+  if (!open || open.text === undefined || target.dryRun) return;
+  const link = linkIn(target, open.text);
+  const held = link && jobIdFromLink(link);
+  const said = exportOfBody(regionOf(open.body));
+  if (!held || !said || held === said) return;
+  const region = describedFromFile(target, facts.base.text, open.text, held, link);
+  const title = titleFor(open, open.title);
+  try {
+    await updatePull(octokit, target.repo, open.number, { body: withRegion(open.body, region, title) }, { body: open.body });
+  } catch (error) {
+    if (!(error instanceof PullRequestError)) throw error;
+  }
 }
 
 /**
@@ -286,6 +294,7 @@ export async function keepProposalCurrent(octokit: Octokit, target: ConfigTarget
   });
   // Another writer moved the branch meanwhile: it is theirs to finish, and the next run looks again.
   if (written === 'raced') return undefined;
+  rememberJudged(octokit, written.number, written.commitSha ?? proposal.headSha);
   return { changed: true, ...written, changes: plan.changes, ...result, pending: true };
 }
 
@@ -296,25 +305,41 @@ export async function keepProposalCurrent(octokit: Octokit, target: ConfigTarget
  */
 export async function markPullRequest(
   octokit: Octokit,
-  target: Pick<ConfigTarget, 'repo' | 'dryRun'>,
+  target: ConfigTarget,
   number: number,
   guard: (mergeable: boolean | undefined) => ProductionGuard
 ): Promise<ProductionGuard> {
-  const { repo } = target;
-  const pull = await readPullState(octokit, repo, number);
-  const decided = guard(pull.mergeable);
-  if (target.dryRun) return decided;
-  const body = withFirstLine(pull.body, decided.firstLine);
-  if (body !== pull.body) await updatePullBody(octokit, repo, number, body);
-  const labelled = pull.labels.includes(EXPIRING_LABEL);
-  if (decided.labelled && !labelled) await addLabels(octokit, repo, number, [EXPIRING_LABEL]);
-  if (!decided.labelled && labelled) await removeLabel(octokit, repo, number, EXPIRING_LABEL);
-  return decided;
+  let decided: ProductionGuard | undefined;
+  const decide = (pull: PullState) => {
+    decided = guard(pull.mergeable);
+    return { firstLine: decided.firstLine ?? null, labelled: decided.labelled };
+  };
+  // One writer of the marks (marks.ts): on the head this run judged, over the body just read.
+  const marked = await writeMarks(octokit, target.repo, number, judgedHeadOf(octokit, number), decide, { dryRun: target.dryRun });
+  if (marked.kind === 'overtaken') await redescribe(octokit, target);
+  return decided ?? guard(undefined);
+}
+
+/**
+ * After a body write that another writer overtook (marks.ts: `overtaken`): the pull request read anew,
+ * and described from its branch when its body names another export.
+ */
+export async function redescribe(octokit: Octokit, target: ConfigTarget): Promise<void> {
+  await describeAsHeld(octokit, target, await readProposalFacts(octokit, target));
 }
 
 /** True when the pull request carries a mark of the guard: a later run takes it off once production is safe. */
 export function carriesGuardMarks(pull: { body: string; labels: string[] }): boolean {
-  return firstLineOf(pull.body) !== undefined || pull.labels.includes(EXPIRING_LABEL);
+  return firstLineOf(regionOf(pull.body)) !== undefined || pull.labels.includes(EXPIRING_LABEL);
+}
+
+/** False when the block on the base says `enabled: false`: production serves no bundle, so no pod fetches one. */
+export function productionServes(target: Pick<ConfigTarget, 'path' | 'key'>, text: string): boolean {
+  try {
+    return readSetting(target.path, text, target.key, 'enabled') !== false;
+  } catch {
+    return true;
+  }
 }
 
 /** The link in a values file, or undefined when it holds none (or cannot be read). */
@@ -378,171 +403,8 @@ async function newerElsewhere(
   return undefined;
 }
 
-/** True when merging changes only the link of the export production already serves. */
-function sameExport(published: PublishedBundle, deployedLink: string | undefined): boolean {
-  return deployedLink !== undefined && jobIdFromLink(deployedLink) === published.job.jobId;
-}
-
-function defaultTitle(published: PublishedBundle, deployedLink: string | undefined): string {
-  const what = published.hosted ? 'host the bundle' : sameExport(published, deployedLink) ? 'renew the bundle link' : 'new bundle';
-  return `Static export: ${what}${published.domain ? ` for ${published.domain}` : ''}`;
-}
-
 function commitMessage(target: ConfigTarget, published: PublishedBundle, deployedLink: string | undefined): string {
   const what = sameExport(published, deployedLink) ? 'Renew the static export link' : 'Point the deployment at a new static export';
   const link = published.hosted ? 'a URL your team hosts, which does not expire' : `a link that expires at ${published.bundle.expiresAt}`;
   return `${what} (${published.job.jobId})\n\nSets ${target.key}.bundleUrl in ${target.path} to ${link}.`;
-}
-
-/**
- * What a reviewer needs: what merging changes in production (against the file on the base, whatever
- * kind of run wrote the pull request last), and by when. It holds no run-specific text (run links,
- * relative times), so an unchanged proposal keeps an unchanged body and the pull request is left alone.
- */
-export function pullRequestBody(target: ConfigTarget, published: PublishedBundle, changes: SettingChange[], deployedLink?: string): string {
-  if (published.hosted) return hostedBody(target, published, published.hosted, changes, deployedLink);
-  const { job, bundle } = published;
-  const newExpiry = formatUtc(bundle.expiresAt);
-  const renewal = sameExport(published, deployedLink);
-  const lines = [
-    renewal
-      ? `Renews the static export link${published.domain ? ` of **${published.domain}**` : ''}: the same export, a fresh link.${published.contentDiff ? '' : ' No page changed.'}`
-      : `A new static export${published.domain ? ` of **${published.domain}**` : ''} is ready; this points the deployment at it.`,
-    '',
-    ...withBlankLine(published.contentDiffText ?? contentDiffSection(published.contentDiff, deployedLink)),
-    ...withBlankLine(closedNote(published.closedBefore)),
-    // The export names the table: GitHub draws a table's first row as its header, and an empty one as an empty row.
-    `| Export job | \`${job.jobId}\` |`,
-    '|---|---|'
-  ];
-  if (published.domain) lines.push(`| Domain | ${published.domain} |`);
-  if (published.docsCommit) lines.push(`| Docs commit | \`${published.docsCommit.sha.slice(0, 12)}\` from ${published.docsCommit.branch} |`);
-  if (job.pageCount !== undefined) lines.push(`| Pages exported | ${job.pageCount} |`);
-  lines.push(`| Bundle size | ${formatBytes(bundle.sizeBytes)} |`);
-  const deployedExpiry = deployedLink ? linkExpiry(deployedLink) : undefined;
-  if (deployedExpiry) lines.push(`| Production's link expires | ${formatUtc(deployedExpiry.toISOString())} |`);
-  lines.push(`| New link expires | ${newExpiry} |`, '');
-  lines.push(...changeTable(target.path, changes));
-  lines.push(
-    '',
-    '### What merging does',
-    '',
-    `The deployment fetches the new bundle at its next rollout (for example \`helm upgrade … -f ${target.path}\`). ` +
-      `The link expires at ${newExpiry}: roll out before then. Links are shown without their signature; the file holds the full link.`
-  );
-  if (deployedExpiry) lines.push('', mergeBy(deployedExpiry));
-  if (published.shortLink) lines.push('', linkWarning(published.shortLink));
-  lines.push('', FOOTER);
-  return lines.join('\n');
-}
-
-/** The pull request a person closed before this one: their no stands for that export, and this one is newer. */
-function closedNote(closed: PublishedBundle['closedBefore']): string {
-  if (!closed) return '';
-  return `Pull request #${closed.number}${closed.jobId ? `, which proposed export \`${closed.jobId}\`,` : ''} was closed without merging; that export is not proposed again. This one proposes a newer export.`;
-}
-
-/**
- * The "What readers see" section of a body this action wrote, to carry into the next body of the same
- * export: a renewal of a proposed export does not download and compare it again.
- */
-export function contentDiffSectionOf(body: string): string | undefined {
-  const start = body.indexOf('### What readers see after the merge');
-  const end = body.indexOf('| Export job |');
-  if (start < 0 || end < start) return undefined;
-  return body.slice(start, end).replace(/\n*Pull request #\d+[^\n]* was closed without merging;[^\n]*\n*$/, '').trimEnd();
-}
-
-/** A section and the blank line after it; nothing for an empty one. */
-function withBlankLine(section: string): string[] {
-  return section ? [section, ''] : [];
-}
-
-/** The link-margin warning as the body shows it; the job summary leaves it out of the body it repeats, having said it once already. */
-export function linkWarning(message: string): string {
-  return `### ⚠️ This link may not outlive the review\n\n${message}`;
-}
-
-const FOOTER = `${OPENED_BY_THIS_ACTION} It keeps this one pull request current: later runs update it rather than open another.</sub>`;
-
-/** The body for a URL the team hosts: nothing expires, and the URL was fetched as a pod would. */
-/** Production keeps its own link until this is merged and rolled out: the date a reviewer must beat. */
-function mergeBy(deployedExpiry: Date): string {
-  return `**Merge and roll out before ${formatUtc(deployedExpiry.toISOString())}**, when the link production serves now expires: after that, pods that restart cannot fetch the site until this is rolled out.`;
-}
-
-function hostedBody(target: ConfigTarget, published: PublishedBundle, hosted: { sha256: string; sha256Checked: boolean }, changes: SettingChange[], deployedLink?: string): string {
-  const { job, bundle } = published;
-  const lines = [
-    `Points the deployment at export \`${job.jobId}\`${published.domain ? ` of **${published.domain}**` : ''}, hosted by your team at a URL that does not expire.`,
-    '',
-    ...withBlankLine(published.contentDiffText ?? contentDiffSection(published.contentDiff, deployedLink)),
-    ...withBlankLine(closedNote(published.closedBefore)),
-    `| Export job | \`${job.jobId}\` |`,
-    '|---|---|',
-    `| Bundle URL | ${showValue(bundle.bundleUrl)} |`,
-    `| Bundle size | ${formatBytes(bundle.sizeBytes)} |`,
-    `| Archive SHA-256 | \`${hosted.sha256}\` |`,
-    `| URL expires | ${bundle.expiresAt === 'never' ? 'never: nothing to renew' : formatUtc(bundle.expiresAt)} |`,
-    `| Checked | an anonymous GET answered 200 with this size and an archive's content${hosted.sha256Checked ? ', and the same SHA-256' : ''}, as the pods will fetch it |`,
-    '',
-    ...changeTable(target.path, changes)
-  ];
-  lines.push(
-    '',
-    '### What merging does',
-    '',
-    `The deployment fetches the bundle from this URL at its next rollout (for example \`helm upgrade … -f ${target.path}\`). ` +
-      (bundle.expiresAt === 'never' ? 'The URL does not expire, so the review and the rollout can take as long as they need.' : `The URL's own signature expires at ${formatUtc(bundle.expiresAt)}: roll out before then.`)
-  );
-  const deployedExpiry = deployedLink ? linkExpiry(deployedLink) : undefined;
-  if (deployedExpiry) lines.push('', mergeBy(deployedExpiry));
-  lines.push('', FOOTER);
-  return lines.join('\n');
-}
-
-/**
- * A setting's value before and after, for people. Links show their expiry, which tells a renewal's
- * two links apart; when the expiries read the same too, a fingerprint does.
- */
-export function showChange(change: { before: unknown; after: unknown }): [before: string, after: string] {
-  let before = showValue(change.before);
-  let after = showValue(change.after);
-  if (before === after && isLink(change.before) && isLink(change.after) && change.before !== change.after) {
-    before += ` (link #${linkFingerprint(change.before)})`;
-    after += ` (link #${linkFingerprint(change.after)})`;
-  }
-  return [before, after];
-}
-
-/**
- * The "What changes" table. Before and after sit one above the other in one cell: side by side, two
- * links are wider than GitHub's column, and the after, the one the reviewer came for, would scroll out of sight.
- */
-function changeTable(path: string, changes: SettingChange[]): string[] {
-  return [`### What changes in \`${path}\``, '', '| setting | before → after |', '|---|---|', ...changes.map(changeRow)];
-}
-
-/** One row of the "What changes" table. */
-export function changeRow(change: { key: string; before: unknown; after: unknown }): string {
-  const [before, after] = showChange(change);
-  return `| \`${change.key}\` | before: ${before}<br>after: ${after} |`;
-}
-
-function isLink(value: unknown): value is string {
-  return typeof value === 'string' && /^https?:\/\//.test(value);
-}
-
-/** A setting's value for people: links by origin, path and expiry, never their signature; other values as JSON. */
-function showValue(value: unknown): string {
-  if (value === undefined) return '(not set)';
-  if (!isLink(value)) return `\`${JSON.stringify(value)}\``;
-  const expiry = linkExpiry(value);
-  // A URL that does not expire (one the team hosts) is one code span, to copy whole; a presigned
-  // link is shown without its signature anyway, in two pieces so a narrow cell can wrap it.
-  if (!expiry) return `\`${shownWhole(value)}\``;
-  const shown = linkPieces(value)
-    .map((piece) => `\`${piece}\``)
-    .join(' ');
-  return `${shown} (expires ${formatUtc(expiry.toISOString())})`;
 }

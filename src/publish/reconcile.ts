@@ -7,7 +7,7 @@
 import { diff3Merge } from 'node-diff3';
 import { linkExpiry, linkSecrets } from '../values/link.ts';
 import { ConfigFileError, type SettingChange, patchValuesFile, readSetting } from '../values/values-file.ts';
-import type { ConfigTarget, ProposalFacts } from './proposal.ts';
+import type { ConfigTarget, ProposalFacts } from './proposal-types.ts';
 
 /** The static export settings a run may change, as a file holds them (undefined: not set). */
 export interface Settings {

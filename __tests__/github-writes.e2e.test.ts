@@ -1,0 +1,176 @@
+// What the action writes to GitHub, when GitHub answers as it really does: a merge whose answer was
+// lost, a merge refused for a moment, a push landing while the nightly merges, a person merging the
+// pull request while a push run writes to it. Every run goes through the built bundle (dist/index.js,
+// or PUBLISH_BUNDLE to check another build, such as main's), as the runner starts it; two runs at once
+// are two processes, interleaved at a write by the GitHub emulator's hold (`holdNext`).
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { type ActionRun, runAction, startAction } from '../emulator/runner.ts';
+import { jobIdFromLink } from '../src/values/link.ts';
+import { readSetting } from '../src/values/values-file.ts';
+import { finishedExport, presignedLink } from './finished-export.ts';
+import { QUICK_POLLS } from './in-process.ts';
+
+const BUNDLE = process.env.PUBLISH_BUNDLE ?? 'dist/index.js';
+const HOUR = 3_600_000;
+const PATH = 'deploy/values.yaml';
+const BRANCH = 'static-export/deploy-values.yaml';
+const TOKEN = 'ghs_emulator_token';
+const DOMAIN = 'docs.example.com';
+let platform: PlatformEmulator;
+let github: GitHubEmulator;
+let repoCount = 0;
+
+beforeAll(async () => {
+  platform = await startPlatformEmulator({ profile: { queuedMs: 0, runMs: 0 } });
+  platform.linkTtlSeconds = 7 * 24 * 3600;
+  github = await startGitHubEmulator();
+});
+afterAll(async () => {
+  await platform.close();
+  await github.close();
+});
+
+const values = (bundleUrl: string) => `# Helm values for the docs deployment.\nreplicaCount: 2\n\nstaticExport:\n  enabled: true\n  bundleUrl: "${bundleUrl}"\n\nresources: {}\n`;
+
+/** A repository of its own whose base serves an export by a link with `leftHours` to live. */
+async function production(leftHours: number): Promise<{ repo: string; jobId: string; link: string }> {
+  const repo = `acme/writes-${++repoCount}`;
+  const { jobId } = await finishedExport(platform, DOMAIN);
+  const link = presignedLink(platform, jobId, Date.now() - (168 - leftHours) * HOUR, 168 * 3600);
+  github.createRepo(repo, { [PATH]: values(link), 'README.md': '# deploy\n' });
+  return { repo, jobId, link };
+}
+
+const common = { 'api-key': DEFAULT_API_KEY, domain: DOMAIN, 'config-path': PATH, 'github-token': TOKEN, ...QUICK_POLLS };
+const env = (repo: string, event: string) => ({ GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: event });
+/** The README's nightly workflow, with auto-merge: renewals. */
+const nightlyInputs = () => ({ ...common, 'api-url': platform.url, 'job-id': 'auto', 'min-validity': '72h', 'auto-merge': 'renewals' });
+/** The README's push workflow: a new export proposed for review. */
+const pushInputs = (jobId: string) => ({ ...common, 'api-url': platform.url, 'job-id': jobId });
+
+const linkOn = (repo: string, ref: string) => readSetting(PATH, github.fileAt(repo, ref, PATH)!, 'staticExport', 'bundleUrl') as string;
+const annotations = (run: ActionRun, kind: 'error' | 'warning') => run.log.split('\n').filter((line) => line.startsWith(`::${kind}::`));
+
+describe('a merge is read back, not resent blind', () => {
+  it('a merge whose answer was lost is a success: merged, reported so, and nothing marks it urgent', async () => {
+    const { repo, jobId } = await production(40);
+    github.addFault({ kind: 'lost', operation: 'pulls.merge' });
+    const run = await runAction(BUNDLE, nightlyInputs(), env(repo, 'schedule'));
+    github.clearFaults();
+    expect(annotations(run, 'error')).toEqual([]);
+    expect(annotations(run, 'warning')).toEqual([]);
+    expect(run.code).toBe(0);
+    const [pull] = github.pulls(repo);
+    expect(pull).toMatchObject({ state: 'closed', merged: true, mergedBy: TOKEN, labels: [] });
+    expect(pull!.body).not.toMatch(/Urgent|could not merge itself/);
+    expect(jobIdFromLink(linkOn(repo, 'main'))).toBe(jobId);
+    expect(run.log).toContain(`Merged renewal pull request #${pull!.number}`);
+    // One merge sent: the second try was a read of the pull request, which showed it merged.
+    expect(github.requests.filter((r) => r.method === 'PUT' && r.path.startsWith(`/repos/${repo}/pulls/`))).toHaveLength(1);
+  }, 60_000);
+
+  it.each([
+    ['base-modified', '405 "Base branch was modified. Review and try the merge again."'],
+    ['computing', '405 "Pull Request is not mergeable" while GitHub computes the merge after a push'],
+    ['502', "the gateway's 502"]
+  ] as ['base-modified' | 'computing' | '502', string][])('a transient refusal of the merge (%s: %s) is tried again within the deadline, and the renewal merges', async (kind) => {
+    const { repo } = await production(40);
+    github.addFault({ kind, operation: 'pulls.merge' });
+    const run = await runAction(BUNDLE, nightlyInputs(), env(repo, 'schedule'));
+    github.clearFaults();
+    expect(annotations(run, 'warning')).toEqual([]);
+    expect(run.code).toBe(0);
+    const [pull] = github.pulls(repo);
+    expect(pull).toMatchObject({ state: 'closed', merged: true, mergedBy: TOKEN });
+    expect(pull!.body).not.toMatch(/Urgent/);
+    expect(run.log).not.toMatch(/GitHub App|bypass/);
+  }, 60_000);
+});
+
+describe('two writers at once, interleaved at a write', () => {
+  it("a push landing while the nightly merges its renewal: nothing merged, and the content pull request is never called a no-op renewal", async () => {
+    const { repo, jobId: production_ } = await production(60);
+    const hold = github.holdNext('pulls.merge');
+    const nightly = startAction(BUNDLE, nightlyInputs(), env(repo, 'schedule'));
+    await hold.reached;
+    // The nightly read the renewal and sent its merge; before GitHub answers, the push workflow writes new content on the same branch.
+    const { jobId: content } = await finishedExport(platform, DOMAIN);
+    const push = await runAction(BUNDLE, pushInputs(content), env(repo, 'push'));
+    expect(annotations(push, 'error')).toEqual([]);
+    expect(push.outputs['pull-request-operation']).toBe('updated');
+    const pushed = github.pull(repo, 1)!;
+    hold.release();
+    const night = await nightly.done;
+    expect(annotations(night, 'error')).toEqual([]);
+    const [pull] = github.pulls(repo);
+    // Not merged: production still serves its own export, and the pull request proposes the push's content.
+    expect(pull).toMatchObject({ state: 'open', merged: false });
+    expect(jobIdFromLink(linkOn(repo, 'main'))).toBe(production_);
+    expect(jobIdFromLink(linkOn(repo, BRANCH))).toBe(content);
+    // The body is the push's, about new content: no urgent renewal line, no "changes no page".
+    expect(pull!.body).toContain(`| Export job | \`${content}\` |`);
+    expect(pull!.body).not.toMatch(/Urgent|changes no page|No page changed|Renews the static export link/);
+    // The nightly wrote nothing over the push's pull request: its body and labels are as the push left them.
+    expect({ body: pull!.body, labels: pull!.labels }).toEqual({ body: pushed.body, labels: pushed.labels });
+    expect(night.log).toMatch(/Renewal pull request #1 \(.+\) was not merged: its branch moved to [0-9a-f]{7} while this run merged it/);
+    expect(night.log).not.toMatch(/could not merge itself/);
+  }, 60_000);
+
+  it.each(['git.createRef', 'pulls.create', 'pulls.merge'])(
+    'the push run writing while the nightly waits on its %s: neither run leaves a body that claims what the branch does not hold',
+    async (operation) => {
+      const { repo, jobId: deployed } = await production(60);
+      const hold = github.holdNext(operation);
+      const nightly = startAction(BUNDLE, nightlyInputs(), env(repo, 'schedule'));
+      await hold.reached;
+      const { jobId: content } = await finishedExport(platform, DOMAIN);
+      const push = await runAction(BUNDLE, pushInputs(content), env(repo, 'push'));
+      hold.release();
+      const night = await nightly.done;
+      for (const run of [push, night]) expect(annotations(run, 'error')).toEqual([]);
+      // The content stays in review, proposed once, and its pull request speaks of content.
+      const open = github.pulls(repo).filter((pull) => pull.state === 'open');
+      expect(open.map((pull) => pull.head)).toEqual([BRANCH]);
+      expect(jobIdFromLink(linkOn(repo, BRANCH))).toBe(content);
+      expect(open[0]!.body).toContain(`| Export job | \`${content}\` |`);
+      expect(open[0]!.body).not.toMatch(/Urgent|changes no page|Renews the static export link/);
+      // Production serves its own export still (renewed apart, on its own branch, or not at all).
+      expect(jobIdFromLink(linkOn(repo, 'main'))).toBe(deployed);
+      // Each run's outputs name a pull request that holds what it wrote: open, or merged by the action.
+      for (const run of [push, night]) {
+        const named = run.outputs['pull-request-number'];
+        if (named) expect(github.pull(repo, Number(named))).toEqual(expect.objectContaining(run === push ? { state: 'open' } : {}));
+      }
+    },
+    60_000
+  );
+
+  it('a person merging the pull request while a push run writes to it: the run opens a new pull request and says so, never "updated" on a merged one', async () => {
+    const { repo } = await production(150);
+    const { jobId: first } = await finishedExport(platform, DOMAIN);
+    const opened = await runAction(BUNDLE, pushInputs(first), env(repo, 'push'));
+    expect(opened.outputs['pull-request-operation']).toBe('created');
+    const { jobId: second } = await finishedExport(platform, DOMAIN);
+    const hold = github.holdNext('git.updateRef');
+    const push = startAction(BUNDLE, pushInputs(second), env(repo, 'push'));
+    await hold.reached;
+    github.mergePull(repo, 1, 'squash');
+    hold.release();
+    const run = await push.done;
+    expect(annotations(run, 'error')).toEqual([]);
+    expect(run.code).toBe(0);
+    expect(run.outputs['pull-request-operation']).toBe('created');
+    expect(run.outputs['pull-request-number']).toBe('2');
+    // #1 keeps what it was merged with; #2 proposes the second export on the base that holds the first.
+    const merged = github.pull(repo, 1)!;
+    expect(merged).toMatchObject({ state: 'closed', merged: true });
+    expect(merged.body).toContain(`| Export job | \`${first}\` |`);
+    expect(merged.body).not.toContain(second);
+    expect(jobIdFromLink(linkOn(repo, 'main'))).toBe(first);
+    expect(github.pull(repo, 2)).toMatchObject({ state: 'open', head: BRANCH });
+    expect(jobIdFromLink(linkOn(repo, BRANCH))).toBe(second);
+    expect(github.pull(repo, 2)!.body).toContain(`| Export job | \`${second}\` |`);
+  }, 60_000);
+});
