@@ -1,7 +1,7 @@
 // The "What changes" row of the configuration pull request: a reviewer must be able to tell the old
 // link from the new one, without the table ever showing a signature.
 import { describe, expect, it } from '@jest/globals';
-import { changeRow, pullRequestBody, showChange } from '../src/publish/proposal.ts';
+import { changeRow, pullRequestBody, showChange } from '../src/publish/pull-request-body.ts';
 
 function presigned(jobId: string, signedAt: Date, lifetimeS: number, signature: string): string {
   const amzDate = signedAt.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');

@@ -15,7 +15,7 @@ import { unpackTarGz } from '../src/bundle/unpack.ts';
 import { SiteComparer, pageIdentity } from '../src/content/compare.ts';
 import { type ContentDiff, type GateSettings, refusal } from '../src/content/gate.ts';
 import { SECTION_MAX_CHARS, compareWithProduction, contentDiffSection, readArchiveFile } from '../src/publish/content-diff.ts';
-import { pullRequestBody } from '../src/publish/proposal.ts';
+import { pullRequestBody } from '../src/publish/pull-request-body.ts';
 
 type Side = 'deployed' | 'proposed';
 const page = (title: string, body: string, head = '') => `<html><head><title>${title}</title>${head}</head><body><p>${body}</p></body></html>`;

@@ -9,7 +9,7 @@ import * as core from '@actions/core';
 import { docsLink } from '../src/action/docs-link.ts';
 import { InputError } from '../src/action/inputs.ts';
 import { readPublishInputs } from '../src/publish/inputs.ts';
-import { showChange } from '../src/publish/proposal.ts';
+import { showChange } from '../src/publish/pull-request-body.ts';
 import { writeFailureSummary, writeHostedSummary, writePublishSummary } from '../src/publish/summary.ts';
 import { templateProblem } from '../src/storage/durable-url.ts';
 import { checkLinkMargin } from '../src/storage/link-margin.ts';

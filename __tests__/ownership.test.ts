@@ -2,7 +2,8 @@
 // re-applying the action's settings on the base's current file, the branches a run refuses, and the
 // exports a person closed. No network: the facts are written out as a run would read them.
 import { describe, expect, it } from '@jest/globals';
-import { contentDiffSectionOf, exportOfBody, vetoedExports } from '../src/publish/proposal.ts';
+import { contentDiffSectionOf } from '../src/publish/pull-request-body.ts';
+import { exportOfBody, vetoedExports } from '../src/publish/proposal-facts.ts';
 import { mergeLines, planProposal, reapply, refuseBranch } from '../src/publish/reconcile.ts';
 import type { BranchHistory, OpenProposal, PullSummary } from '../src/github/pull-request.ts';
 

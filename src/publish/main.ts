@@ -19,7 +19,7 @@ import { type PublishInputs, readPublishInputs } from './inputs.ts';
 import { leave } from './leave.ts';
 import { type Applied, type Configured, type Outcome, type Progress, configOf, outputsOf } from './outcome.ts';
 import { type RunPlan, planRun } from './plan.ts';
-import type { ProposalFacts } from './proposal.ts';
+import type { ProposalFacts } from './proposal-types.ts';
 import { type FailureDetails, failedOutcome, guardProductionLink, writeDoneSummary, writeFailedSummary } from './report.ts';
 
 /** What a test runs in place of the runner's: GitHub's second (see githubClient), shrunk so its waits take no real time. */

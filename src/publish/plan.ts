@@ -7,7 +7,7 @@ import { jobIdFromDurableUrl } from '../storage/durable-url.ts';
 import type { ExportPlan } from './export.ts';
 import type { Facts } from './facts.ts';
 import { ARCHIVE_PATH_NEEDED, type PublishInputs } from './inputs.ts';
-import { vetoReason } from './proposal.ts';
+import { vetoReason } from './proposal-facts.ts';
 import { linkKind } from './reconcile.ts';
 import { type Validity, checkValidity, renewalPlan } from './renewal.ts';
 

@@ -2,41 +2,17 @@
 // (the values file on the base branch) and what is proposed (the open pull request), plan the one file
 // the pull request should hold (reconcile.ts), and write it (or, in a dry run, only show it). Runs
 // only after a completed export and a bundle.
-import type { ExportJob } from '../platform/static-export.ts';
 import { jobIdFromLink } from '../values/link.ts';
-import { ConfigFileError, type SettingChange, readSetting } from '../values/values-file.ts';
-import { formatUtc } from '../action/format.ts';
+import { type SettingChange, readSetting } from '../values/values-file.ts';
 import type { ConfigTarget, ProposalFacts, PublishedBundle } from './proposal-types.ts';
 import { defaultTitle, describedFromFile, pullRequestBody, sameExport } from './pull-request-body.ts';
-import {
-  type BaseFile,
-  type BranchHistory,
-  type Octokit,
-  type OpenProposal,
-  type PullSummary,
-  PullRequestError,
-  type RepositoryFacts,
-  branchHead,
-  listPulls,
-  proposeChange,
-  readBaseFile,
-  readBranchHistory,
-  readOpenProposal,
-  type PullState,
-  readFileAt,
-  readPullState,
-  readRepository,
-  updatePull
-} from '../github/pull-request.ts';
+import { type PullState, PullRequestError, type Octokit, branchHead, proposeChange, readPullState, updatePull } from '../github/pull-request.ts';
+import { exportOfBody, linkIn, productionServes, readProposalFacts, vetoReason, vetoedExports } from './proposal-facts.ts';
+import { newerElsewhere } from './order-rule.ts';
 import { judgedHeadOf, rememberJudged, writeMarks } from './marks.ts';
 import { regionOf, titleFor, withRegion } from './body.ts';
 import { EXPIRING_LABEL, type ProductionGuard, firstLineOf, withFirstLine } from './production-guard.ts';
 import { planProposal, refuseBranch } from './reconcile.ts';
-import { defaultPrBranch } from './target.ts';
-// The body renderer lives in pull-request-body.ts; its names stay importable from here.
-export { changeRow, contentDiffSectionOf, linkWarning, pullRequestBody, showChange } from './pull-request-body.ts';
-
-export type { ConfigTarget, ProposalFacts, PublishedBundle } from './proposal-types.ts';
 
 export interface ConfigUpdate {
   /** True when the file on the base does not hold these values yet. */
@@ -55,73 +31,6 @@ export interface ConfigUpdate {
   pending: boolean;
   /** The branch the proposal lives on. */
   prBranch?: string;
-}
-
-/** Reads the values file on the base branch; a missing file is an error a person can act on. */
-export async function readConfigFile(octokit: Octokit, target: ConfigTarget, repository?: RepositoryFacts): Promise<BaseFile & { text: string; tree: string }> {
-  const base = await readBaseFile(octokit, target.repo, target.path, target.baseBranch, repository);
-  if (base.text === undefined) {
-    throw new PullRequestError(
-      `${target.path} does not exist on ${base.branch} in ${target.repo.owner}/${target.repo.repo}. Check config-path (a path from the repository's root) and base-branch.`,
-      404
-    );
-  }
-  return { ...base, text: base.text };
-}
-
-export async function readProposalFacts(octokit: Octokit, target: ConfigTarget): Promise<ProposalFacts> {
-  const { repo, path } = target;
-  const repository = await readRepository(octokit, repo);
-  const base = await readConfigFile(octokit, target, repository);
-  const prBranch = target.prBranchDefault && base.branch !== repository.defaultBranch ? defaultPrBranch(path, target.key, base.branch) : target.prBranch;
-  const pulls = await listPulls(octokit, repo, prBranch);
-  await readClosedProposals(octokit, target, pulls, base.branch);
-  const open = await readOpenProposal(octokit, repo, prBranch, base, path, pulls);
-  if (open) rememberJudged(octokit, open.number, open.headSha);
-  let unopened: BranchHistory | null | undefined;
-  if (pulls.length === 0) {
-    const head = await branchHead(octokit, repo, prBranch);
-    unopened = head === undefined ? null : await readBranchHistory(octokit, repo, prBranch, head, base, path);
-  }
-  return { repository, base, prBranch, pulls, open, unopened };
-}
-
-/** The export a body of this action names in its table: only for what the values file cannot say. */
-export function exportOfBody(body: string): string | undefined {
-  return /^\| Export job \| `([^`]+)` \|$/m.exec(body)?.[1];
-}
-
-/**
- * People's noes: each export a pull request into this base proposed (the values file at the head it
- * was closed with says which, whatever its body says now) and a person closed without merging, with
- * that pull request (the newest). Production's own export is never vetoed: renewing its link keeps the site up.
- */
-export function vetoedExports(facts: Pick<ProposalFacts, 'pulls'> & { base: { branch: string } }, deployedJobId: string | undefined): Map<string, PullSummary> {
-  const vetoes = new Map<string, PullSummary>();
-  for (const pull of facts.pulls) {
-    const jobId = pull.proposedJobId;
-    if (pull.state !== 'closed' || pull.merged || pull.base !== facts.base.branch || !jobId || jobId === deployedJobId || vetoes.has(jobId)) continue;
-    vetoes.set(jobId, pull);
-  }
-  return vetoes;
-}
-
-/** How many pull requests closed without merging are read for their export: the newest, where a veto matters. */
-const CLOSED_READ = 10;
-
-/** The export each pull request closed without merging into this base proposed, from the values file at its head. */
-async function readClosedProposals(octokit: Octokit, target: ConfigTarget, pulls: PullSummary[], base: string): Promise<void> {
-  const closed = pulls.filter((pull) => pull.state === 'closed' && !pull.merged && pull.base === base).slice(0, CLOSED_READ);
-  for (const pull of closed) {
-    const link = linkIn(target, await readFileAt(octokit, target.repo, target.path, pull.headSha));
-    // A URL the team hosts may not name its export: the table the action wrote then says which.
-    pull.proposedJobId = (link && jobIdFromLink(link)) ?? exportOfBody(regionOf(pull.body));
-  }
-}
-
-/** Why this export is not proposed: a person closed its pull request without merging. */
-export function vetoReason(jobId: string, pull: PullSummary): string {
-  return `Export ${jobId} was proposed in pull request #${pull.number} (${pull.url}), which a person closed without merging: that stands, so this run proposes nothing. A newer export opens a new pull request.`;
 }
 
 /** What the proposal needs to know beyond the bundle. */
@@ -331,76 +240,6 @@ export async function redescribe(octokit: Octokit, target: ConfigTarget): Promis
 /** True when the pull request carries a mark of the guard: a later run takes it off once production is safe. */
 export function carriesGuardMarks(pull: { body: string; labels: string[] }): boolean {
   return firstLineOf(regionOf(pull.body)) !== undefined || pull.labels.includes(EXPIRING_LABEL);
-}
-
-/** False when the block on the base says `enabled: false`: production serves no bundle, so no pod fetches one. */
-export function productionServes(target: Pick<ConfigTarget, 'path' | 'key'>, text: string): boolean {
-  try {
-    return readSetting(target.path, text, target.key, 'enabled') !== false;
-  } catch {
-    return true;
-  }
-}
-
-/** The link in a values file, or undefined when it holds none (or cannot be read). */
-export function linkIn(target: Pick<ConfigTarget, 'path' | 'key'>, text: string | undefined): string | undefined {
-  if (text === undefined) return undefined;
-  let link: unknown;
-  try {
-    link = readSetting(target.path, text, target.key, 'bundleUrl');
-  } catch (error) {
-    if (error instanceof ConfigFileError) return undefined;
-    throw error;
-  }
-  return typeof link === 'string' && link !== '' ? link : undefined;
-}
-
-/**
- * The order rule: no run proposes older content than the open proposal or than production (by the
- * platform's createdAt of each export), so a renewal or a late run never takes newer docs out of review.
- */
-async function newerElsewhere(
-  target: ConfigTarget,
-  ours: ExportJob,
-  deployedLink: string | undefined,
-  proposal: OpenProposal | undefined,
-  createdAtOf?: (jobId: string) => Promise<string | undefined>,
-  unopenedText?: string
-): Promise<{ kind: 'keep'; reason: string } | { kind: 'current' } | undefined> {
-  const unopenedLink = linkIn(target, unopenedText);
-  const opening = unopenedLink ? jobIdFromLink(unopenedLink) : undefined;
-  if (opening && opening !== ours.jobId && createdAtOf) {
-    const openingAt = await createdAtOf(opening);
-    if (openingAt !== undefined && Date.parse(openingAt) > Date.parse(ours.createdAt)) {
-      return {
-        kind: 'keep',
-        reason: `Branch ${target.prBranch} holds export ${opening}, made ${formatUtc(openingAt)}, newer than this run's ${ours.jobId} (made ${formatUtc(ours.createdAt)}), and no pull request yet: another run is opening one. This run left the branch alone, so the review never goes back to older content.`
-      };
-    }
-  }
-  const proposedLink = linkIn(target, proposal?.text);
-  const theirs = proposedLink ? jobIdFromLink(proposedLink) : undefined;
-  const deployed = deployedLink ? jobIdFromLink(deployedLink) : undefined;
-  if (theirs && theirs !== ours.jobId) {
-    if (!createdAtOf) {
-      return {
-        kind: 'keep',
-        reason: `The open pull request proposes export ${theirs}, and without an api-key this run cannot tell whether it is newer than ${ours.jobId}; it left the pull request alone. Give the step api-key, or merge or close the pull request, then run again.`
-      };
-    }
-    const theirsAt = await createdAtOf(theirs);
-    if (theirsAt !== undefined && Date.parse(theirsAt) > Date.parse(ours.createdAt)) {
-      return {
-        kind: 'keep',
-        reason: `The open pull request proposes export ${theirs}, made ${formatUtc(theirsAt)}, newer than this run's ${ours.jobId} (made ${formatUtc(ours.createdAt)}); it was left as it is, so the review never goes back to older content.`
-      };
-    }
-  }
-  if (!proposal && deployed && deployed !== ours.jobId && createdAtOf) {
-    const deployedAt = await createdAtOf(deployed);
-    if (deployedAt !== undefined && Date.parse(deployedAt) > Date.parse(ours.createdAt)) return { kind: 'current' };
-  }
-  return undefined;
 }
 
 function commitMessage(target: ConfigTarget, published: PublishedBundle, deployedLink: string | undefined): string {

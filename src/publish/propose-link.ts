@@ -10,7 +10,9 @@ import type { ExportResult } from './export.ts';
 import type { Facts } from './facts.ts';
 import type { PublishInputs } from './inputs.ts';
 import type { Progress } from './outcome.ts';
-import { type ConfigUpdate, type PublishedBundle, contentDiffSectionOf, showChange, updateDeploymentConfig } from './proposal.ts';
+import { type ConfigUpdate, updateDeploymentConfig } from './proposal.ts';
+import type { PublishedBundle } from './proposal-types.ts';
+import { contentDiffSectionOf, showChange } from './pull-request-body.ts';
 
 /**
  * The content gate, unless the export is the one the open pull request proposes: that one passed the

@@ -3,7 +3,9 @@
 import * as core from '@actions/core';
 import { type ExportJob, jobFigures } from '../platform/static-export.ts';
 import { linkPieces, shownWhole } from '../values/link.ts';
-import { type ConfigTarget, type ConfigUpdate, linkWarning } from './proposal.ts';
+import type { ConfigUpdate } from './proposal.ts';
+import type { ConfigTarget } from './proposal-types.ts';
+import { linkWarning } from './pull-request-body.ts';
 import type { Validity } from './renewal.ts';
 import type { ProductionGuard } from './production-guard.ts';
 import type { ExportResult } from './export.ts';
