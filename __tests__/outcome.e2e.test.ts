@@ -110,6 +110,30 @@ describe('the outcome reported, through dist/', () => {
     expect(run.summary).toContain('Nothing needs exporting again.');
   }, 90_000);
 
+  it('still names the renewal it merged when GitHub fails while it rebuilds the content pull request after', async () => {
+    // The first call a twin run makes after its merge: where the rebuild of the content pull request begins.
+    const twin = await production(60);
+    await proposeContent(twin.repo);
+    github.requests.length = 0;
+    expect((await runInProcess(publish, nightly({ 'auto-merge': 'renewals' }), { GITHUB_REPOSITORY: twin.repo, GITHUB_EVENT_NAME: 'schedule' })).code).toBe(0);
+    const calls = github.requests.map(({ method, path }) => operationOf(method, path.replace(/^\/repos\/[^/]+\/[^/]+/, '').replace(/\?.*$/, '')));
+    const merge = calls.indexOf('pulls.merge');
+    expect(merge).toBeGreaterThan(0);
+    const afterwards = calls[merge + 1]!;
+    const { repo } = await production(60);
+    const content = await proposeContent(repo);
+    // GitHub's gateway answers 502 to that call (after the merge) and to the client's retries.
+    github.addFault({ kind: '502', operation: afterwards, skip: calls.slice(0, merge + 1).filter((call) => call === afterwards).length, times: 4 });
+    const run = await runInProcess(publish, nightly({ 'auto-merge': 'renewals' }), { GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'schedule' });
+    github.clearFaults();
+    expect(run.code).toBe(1);
+    const renewal = github.pulls(repo).find((pull) => pull.head === RENEWAL_BRANCH)!;
+    expect(renewal).toMatchObject({ merged: true });
+    // The merge happened: a later step must still be able to roll it out.
+    expect(run.outputs).toMatchObject({ merged: 'true', 'merged-pull-request-number': String(renewal.number), 'merged-pull-request-url': renewal.html_url });
+    expect(github.pulls(repo).find((pull) => pull.number === content)).toMatchObject({ state: 'open' });
+  }, 60_000);
+
   it('says config-changed false on a nightly that changed nothing while a content pull request waits', async () => {
     const { repo } = await production(120);
     const content = await proposeContent(repo);

@@ -52,6 +52,8 @@ export interface AutoMergeContext {
   domain?: string;
   info: (line: string) => void;
   warn: (line: string) => void;
+  /** Told of a merge the moment GitHub confirms it, so a later failure (the content's rebuild) cannot hide it from the outcome. */
+  onMerged?: (merged: { number: number; url: string }) => void;
 }
 
 /**
@@ -163,6 +165,7 @@ async function mergeRenewal(octokit: Octokit, target: ConfigTarget, facts: Propo
     });
     if (merged.kind === 'merged') {
       context.info(`Merged renewal pull request #${open.number} (${open.url}) by ${method}: export ${jobId}, ${expiries}.`);
+      context.onMerged?.({ number: open.number, url: open.url });
       return { merged: { number: open.number, url: open.url, method, jobId }, deployedLink: newLink };
     }
     if (merged.kind === 'moved') {

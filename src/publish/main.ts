@@ -52,8 +52,7 @@ export async function run(cancellation = new Cancellation(), options: RunOptions
           ? await proposeHostedUrl({ ...context, octokit: octokit!, facts: facts! }, plan.jobId)
           : await exportAndPropose(context, plan);
     // auto-merge: renewals. A renewal of production's export merges itself, apart from a content pull request.
-    const autoMerged = inputs.config?.autoMergeRenewals && !inputs.config.dryRun && octokit && facts ? await mergeRenewals(client, octokit, inputs, wroteNothing(applied) ? facts.proposal : undefined) : undefined;
-    if (autoMerged?.merged) progress.merged = { number: autoMerged.merged.number, url: autoMerged.merged.url };
+    const autoMerged = inputs.config?.autoMergeRenewals && !inputs.config.dryRun && octokit && facts ? await mergeRenewals(client, octokit, inputs, progress, wroteNothing(applied) ? facts.proposal : undefined) : undefined;
     // Report.
     await report(await concluded(applied, autoMerged, inputs, facts, octokit, progress), inputs);
   } catch (error) {
@@ -105,7 +104,7 @@ async function report(outcome: Outcome, inputs: PublishInputs, details?: Failure
 }
 
 /** auto-merge: renewals, after the run's own proposal (auto-merge.ts). */
-function mergeRenewals(client: ApiClient, octokit: Octokit, inputs: PublishInputs, unchanged?: ProposalFacts): Promise<AutoMergeResult | undefined> {
+function mergeRenewals(client: ApiClient, octokit: Octokit, inputs: PublishInputs, progress: Progress, unchanged?: ProposalFacts): Promise<AutoMergeResult | undefined> {
   return keepProductionAlive(
     octokit,
     inputs.config!,
@@ -122,7 +121,9 @@ function mergeRenewals(client: ApiClient, octokit: Octokit, inputs: PublishInput
         : undefined,
       domain: inputs.domain,
       info: (line) => core.info(line),
-      warn: (line) => core.warning(line)
+      warn: (line) => core.warning(line),
+      // Recorded as it happens: a failure after the merge still reports it, for the roll-out.
+      onMerged: (merged) => (progress.merged = merged)
     },
     unchanged
   );
