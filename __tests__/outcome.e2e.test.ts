@@ -58,8 +58,6 @@ async function proposeContent(repo: string): Promise<number> {
 }
 
 const annotations = (run: ActionRun, kind: 'warning' | 'error') => run.log.split('\n').filter((line) => line.startsWith(`::${kind}::`));
-/** The summary without the pull request's text it repeats (the body is written by proposal.ts). */
-const ownSummary = (run: ActionRun) => run.summary.replace(/<details>[\s\S]*?<\/details>/g, '');
 
 describe('the outcome reported, through dist/', () => {
   it('names the renewal it merged apart from a content pull request, and the content pull request it rebuilt', async () => {
@@ -161,7 +159,9 @@ describe('the outcome reported, through dist/', () => {
     const run = await throughDist(repo, nightly());
     expect(run.code).toBe(0);
     expect(run.outputs['pull-request-operation']).toBe('created');
-    expect(ownSummary(run)).not.toMatch(/pods?\b[^.]*cannot fetch/);
+    // Neither the summary nor the pull request's body it repeats, nor the pull request itself.
+    expect(run.summary).not.toMatch(/pods?\b[^.]*cannot fetch/);
+    expect(github.pulls(repo)[0]!.body).not.toMatch(/pods?\b[^.]*cannot fetch/);
     expect(annotations(run, 'warning')).toEqual([]);
   }, 60_000);
 });
