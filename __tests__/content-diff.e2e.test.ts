@@ -82,7 +82,7 @@ describe('content diff against production', () => {
     expect(pull.body).toContain('### What readers see after the merge\n\n**Pages: 1 added, 1 removed, 1 changed**, 8 unchanged');
     expect(pull.body.indexOf('### What changes in')).toBeLessThan(pull.body.indexOf('**Pages: 1 added'));
     expect(pull.body.indexOf('**Pages: 1 added')).toBeLessThan(pull.body.indexOf('| Export job |'));
-    expect(pull.body).toContain('<details><summary>The 3 pages added, removed or changed, by path, with what changed on 1 of them</summary>');
+    expect(pull.body).toContain('<details><summary>Every page added, removed or changed (3), by path, with what changed on 1 of them</summary>');
     expect(pull.body).toContain('**Added** (1)\n\n- [`/guides/new-page`](https://docs.example.com/guides/new-page)');
     expect(pull.body).toContain('**Removed** (1)\n\n- `/pages/page-0009`');
     expect(pull.body).toContain('- [`/pages/page-0003`](https://docs.example.com/pages/page-0003)\n\n```diff\n+ Tokens now expire after one hour.\n```');

@@ -84,7 +84,7 @@ describe('the section a reviewer reads', () => {
     const diff = compared(30, Array.from({ length: 12 }, (_, i) => `/gone/${i}`));
     const section = contentDiffSection(diff, 'https://s3.test/se_1/b.tar.gz');
     expect(section.split('\n').slice(0, 3)).toEqual(['### What readers see after the merge', '', '**Pages: 0 added, 12 removed, 0 changed**, 18 unchanged']);
-    expect(section).toContain('<details><summary>The 12 pages added, removed or changed, by path</summary>\n\n**Removed** (12)\n\n- `/gone/0`');
+    expect(section).toContain('<details><summary>Every page added, removed or changed (12), by path</summary>\n\n**Removed** (12)\n\n- `/gone/0`');
     expect(section).toContain('- `/gone/11`\n\n</details>');
     expect(section).not.toContain('more');
   });

@@ -137,7 +137,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
     const after = await screen.whereIs('after: ');
     expect({ deadline: deadline && deadline.bottom <= firstScreen, setting: setting && setting.bottom <= firstScreen, after: after && after.bottom <= firstScreen }).toEqual({ deadline: true, setting: true, after: true });
     // The whole list reaches the reviewer on the pull request, a click away: each of the 60 pages, by path.
-    const details = await screen.whereIs('The 60 pages added, removed or changed');
+    const details = await screen.whereIs('Every page added, removed or changed (60)');
     expect(details!.top).toBeGreaterThan(setting!.bottom);
     for (const page of pages.slice(20, 80)) expect(text).toContain(`/${page.replace(/\.html$/, '')}\`](https://docs.example.com/`);
     console.log(`60 changed pages: the deadline ends at ${deadline!.bottom} px, the setting's after at ${after!.bottom} px, the collapsed list starts at ${details!.top} px`);

@@ -237,7 +237,7 @@ function comparedSection(diff: Extract<ContentDiff, { kind: 'compared' }>, liste
   const shown = c.excerpts.slice(0, excerpts);
   // Collapsed: the count line is the first screen; the list is a click away, on the pull request itself.
   const what = shown.length > 0 ? `, with what changed on ${shown.length} of them` : '';
-  lines.push('', `<details><summary>The ${touched} ${touched === 1 ? 'page' : 'pages'} added, removed or changed, by path${what}</summary>`);
+  lines.push('', `<details><summary>Every page added, removed or changed (${touched}), by path${what}</summary>`);
   const more = (count: number) => `- and ${count} more, ${elsewhere}`;
   addPathList('Added', c.added, lines, listed, page, more);
   addPathList('Removed', c.removed, lines, listed, (path) => `\`${shortPath(path)}\``, more);
