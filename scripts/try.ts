@@ -483,13 +483,16 @@ const USAGE = `Usage: npm run try -- --values <values file or chart folder> [opt
 
 Runs the README's three workflows (push, nightly, hosted), as written, against your values file on
 emulators of the platform and GitHub, and writes each job summary and the pull request body as
-Markdown and as HTML the way GitHub shows them. Nothing leaves this machine.
+Markdown and as HTML the way GitHub shows them, with the file as the pull request proposes it and its
+diff. Nothing leaves this machine.
 
   --values PATH            your values.yaml (or .json), or a folder loaded as the whole repository
   --config-path PATH       where the file sits in the repository (default: the README's ${README_CONFIG_PATH},
                            or the folder's values file)
   --config-key KEY         where the static export block lives (default: staticExport, or the one
-                           block of that name your file keeps, such as mintlify.staticExport)
+                           block of that name your file keeps, such as mintlify.staticExport);
+                           a key that names no block, in a file that keeps its settings elsewhere,
+                           is refused before anything runs
   --workflow NAME          push, nightly or hosted; repeat to run several (default: all three, in order)
   --link-ttl DURATION      how long the platform's links live (default 7d)
   --production-left DURATION|expired|none
