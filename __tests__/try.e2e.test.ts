@@ -21,6 +21,7 @@ let out: string;
 let result: TryResult;
 let corpus: TryResult[];
 let umbrella: TryResult;
+let umbrellaFound: TryResult;
 let guarded: TryResult;
 let expired: TryResult;
 let umbrellaFolder: string;
@@ -43,9 +44,10 @@ beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), 'try-'));
   umbrellaFolder = umbrellaChart(out);
   const readmeValues = '__tests__/fixtures/config/values.yaml';
-  [result, umbrella, guarded, expired, ...corpus] = await Promise.all([
+  [result, umbrella, umbrellaFound, guarded, expired, ...corpus] = await Promise.all([
     tryChart({ values: readmeValues, out: join(out, 'readme'), print: (line) => printed.push(line), times: QUICK }),
     tryChart({ values: umbrellaFolder, configKey: 'mintlify.staticExport', workflows: ['push'], out: join(out, 'umbrella'), print: () => {}, times: QUICK }),
+    tryChart({ values: umbrellaFolder, workflows: ['push'], out: join(out, 'umbrella-found'), print: () => {}, times: QUICK }),
     // 36 hours left of a 7-day link: past its first half, inside the guard's last two days.
     tryChart({ values: readmeValues, productionLeftSeconds: 36 * 3600, workflows: ['push'], out: join(out, 'guard'), print: (line) => guardPrinted.push(line), times: QUICK }),
     tryChart({ values: readmeValues, productionLeftSeconds: -3600, workflows: ['push'], out: join(out, 'expired'), print: (line) => expiredPrinted.push(line), times: QUICK }),
@@ -143,6 +145,13 @@ describe('npm run try on any chart', () => {
     expect(readSetting('values.yaml', proposed, 'mintlify.staticExport', 'bundleUrl')).toBe(push!.steps[0]!.run!.outputs['bundle-url']);
     expect(readSetting('values.yaml', proposed, 'staticExport', 'bundleUrl')).toBeUndefined();
     expect(push!.pullRequest!.body).toContain('| `mintlify.staticExport.bundleUrl` |');
+  });
+
+  it('finds the nested block itself without --config-key, and every run edits it', () => {
+    const [push] = umbrellaFound.workflows;
+    expect({ configKey: umbrellaFound.configKey, failed: push!.failed, log: push!.failed ? push!.steps.map((step) => step.run?.log).join('\n') : '' }).toEqual({ configKey: 'mintlify.staticExport', failed: false, log: '' });
+    const proposed = readFileSync(join(push!.folder, 'values.yaml'), 'utf8');
+    expect(readSetting('values.yaml', proposed, 'mintlify.staticExport', 'bundleUrl')).toBe(push!.steps[0]!.run!.outputs['bundle-url']);
   });
 
   it('shows the same link as "before" in the pull request and in the diff of the file', () => {
