@@ -74,7 +74,7 @@ describe('pages are paths, not files', () => {
     expect(run.code).toBe(0);
     expect(JSON.parse(run.outputs['content-diff'])).toEqual({ status: 'compared', added: 0, removed: 0, changed: 0, unchanged: 5 });
     expect(github.pulls(REPO)).toHaveLength(1);
-    expect(github.pulls(REPO)[0].body).toContain('| 0 | 0 | 0 | 5 |');
+    expect(github.pulls(REPO)[0].body).toContain('**Pages: 0 added, 0 removed, 0 changed**, 5 unchanged');
   });
 });
 

@@ -78,24 +78,27 @@ describe('content diff against production', () => {
     const full = report(run.outputs['content-diff-path']);
     expect([full.added, full.removed, full.changed]).toEqual([['/guides/new-page'], ['/pages/page-0009'], ['/pages/page-0003']]);
     const [pull] = github.pulls(REPO);
-    // Counts lead, in a table with a header row; then paths, and a readable excerpt of the change.
-    expect(pull.body).toContain('### What readers see after the merge\n\n| added | removed | changed | unchanged |\n|---:|---:|---:|---:|\n| 1 | 1 | 1 | 8 |');
-    expect(pull.body.indexOf('| added | removed |')).toBeLessThan(pull.body.indexOf('| Export job |'));
+    // The settings first; then the count line, and the paths with a readable excerpt of the change, collapsed.
+    expect(pull.body).toContain('### What readers see after the merge\n\n**Pages: 1 added, 1 removed, 1 changed**, 8 unchanged');
+    expect(pull.body.indexOf('### What changes in')).toBeLessThan(pull.body.indexOf('**Pages: 1 added'));
+    expect(pull.body.indexOf('**Pages: 1 added')).toBeLessThan(pull.body.indexOf('| Export job |'));
+    expect(pull.body).toContain('<details><summary>Every page added, removed or changed (3), by path, with what changed on 1 of them</summary>');
     expect(pull.body).toContain('**Added** (1)\n\n- [`/guides/new-page`](https://docs.example.com/guides/new-page)');
     expect(pull.body).toContain('**Removed** (1)\n\n- `/pages/page-0009`');
     expect(pull.body).toContain('- [`/pages/page-0003`](https://docs.example.com/pages/page-0003)\n\n```diff\n+ Tokens now expire after one hour.\n```');
     expect(pull.body).not.toContain('No page change');
-    expect(run.summary).toContain('| 1 | 1 | 1 | 8 |');
+    expect(run.summary).toContain('**Pages: 1 added, 1 removed, 1 changed**, 8 unchanged');
     expect(run.log).toContain('1 added, 1 removed, 1 changed, 8 unchanged');
   });
 
-  it('caps each list and counts the rest; the report holds every path', async () => {
+  it('lists every page on the pull request, collapsed; the report holds every path too', async () => {
     await deploy({ pages: 30 });
     const run = await exportAndPropose({ pages: [...pageFiles(30), ...Array.from({ length: 14 }, (_, i) => `new/n-${i}.html`)] });
     expect(run.code).toBe(0);
     const [pull] = github.pulls(REPO);
     expect(pull.body).toContain('**Added** (14)');
-    expect(pull.body).toContain('- and 4 more');
+    expect(pull.body).toContain('- [`/new/n-13`](https://docs.example.com/new/n-13)');
+    expect(pull.body).not.toContain('more,');
     expect((report(run.outputs['content-diff-path']).added as string[]).length).toBe(14);
   });
 
@@ -122,14 +125,14 @@ describe('content diff against production', () => {
     expect(refused.log).toContain('run again with max-page-loss: 75%.');
     expect(github.pulls(REPO)).toEqual([]);
     expect(writes()).toEqual([]);
-    expect(refused.summary).toContain('| 0 | 15 | 0 | 5 |');
+    expect(refused.summary).toContain('**Pages: 0 added, 15 removed, 0 changed**, 5 unchanged');
     expect(JSON.parse(refused.outputs['content-diff'])).toMatchObject({ removed: 15 });
     expect(report(refused.outputs['content-diff-path']).gate).toMatchObject({ passed: false });
 
     const accepted = await exportAndPropose({ pages: 5 }, { 'max-page-loss': '75%' });
     expect(accepted.code).toBe(0);
     expect(github.pulls(REPO)).toHaveLength(1);
-    expect(github.pulls(REPO)[0].body).toContain('| 0 | 15 | 0 | 5 |');
+    expect(github.pulls(REPO)[0].body).toContain('**Pages: 0 added, 15 removed, 0 changed**, 5 unchanged');
   });
 
   it('refuses an export without its home page, and names the input that accepts it', async () => {

@@ -5,7 +5,7 @@ import { pageFiles, siteFiles } from '../emulator/archive.ts';
 import { SiteComparer, excerpt, pageIdentity } from '../src/content/compare.ts';
 import { type ContentDiff, type GateSettings, refusal } from '../src/content/gate.ts';
 import { pageText } from '../src/content/page-text.ts';
-import { contentDiffSection } from '../src/publish/content-diff.ts';
+import { SECTION_MAX_CHARS, contentDiffSection } from '../src/publish/content-diff.ts';
 
 /** Feeds each file to the comparer as an archive would yield it. */
 function feed(comparer: SiteComparer, side: 'deployed' | 'proposed', files: { path: string; content: string | Buffer }[]): void {
@@ -80,12 +80,24 @@ describe('the gate', () => {
 });
 
 describe('the section a reviewer reads', () => {
-  it('leads with the counts in a table with a header row, and caps each list', () => {
+  it('leads with a count line, then lists every page in a collapsed section', () => {
     const diff = compared(30, Array.from({ length: 12 }, (_, i) => `/gone/${i}`));
     const section = contentDiffSection(diff, 'https://s3.test/se_1/b.tar.gz');
-    expect(section.split('\n').slice(2, 5)).toEqual(['| added | removed | changed | unchanged |', '|---:|---:|---:|---:|', '| 0 | 12 | 0 | 18 |']);
-    expect(section).toContain('- `/gone/9`\n- and 2 more');
-    expect(section).not.toContain('/gone/10');
+    expect(section.split('\n').slice(0, 3)).toEqual(['### What readers see after the merge', '', '**Pages: 0 added, 12 removed, 0 changed**, 18 unchanged']);
+    expect(section).toContain('<details><summary>Every page added, removed or changed (12), by path</summary>\n\n**Removed** (12)\n\n- `/gone/0`');
+    expect(section).toContain('- `/gone/11`\n\n</details>');
+    expect(section).not.toContain('more');
+  });
+
+  it('sends a reader to the job summary for the pages the body has no room for, and the summary lists them', () => {
+    // 1,000 removed pages of 60 characters: too many for the body's 24,000 characters, not for the summary.
+    const diff = compared(2000, Array.from({ length: 1000 }, (_, i) => `/reference/a-long-section-name/with-a-long-page-name-${String(i).padStart(4, '0')}`));
+    const body = contentDiffSection(diff);
+    expect(body.length).toBeLessThanOrEqual(SECTION_MAX_CHARS);
+    expect(body).toMatch(/\n- and \d+ more, listed in the job summary of the run that compared them\n/);
+    const summary = contentDiffSection(diff, undefined, 'summary');
+    expect(summary).toContain('- `/reference/a-long-section-name/with-a-long-page-name-0999`');
+    expect(summary).not.toContain('more,');
   });
 
   it('says "no page changes" for a renewal only, and leaves out a comparison with a link production no longer holds', () => {

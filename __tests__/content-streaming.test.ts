@@ -14,7 +14,7 @@ import { DEFAULT_LIMITS } from '../src/bundle/guard.ts';
 import { unpackTarGz } from '../src/bundle/unpack.ts';
 import { SiteComparer, pageIdentity } from '../src/content/compare.ts';
 import { type ContentDiff, type GateSettings, refusal } from '../src/content/gate.ts';
-import { SECTION_MAX_CHARS, compareWithProduction, contentDiffSection, readArchiveFile } from '../src/publish/content-diff.ts';
+import { SECTION_MAX_CHARS, SUMMARY_SECTION_MAX_CHARS, compareWithProduction, contentDiffSection, readArchiveFile } from '../src/publish/content-diff.ts';
 import { pullRequestBody } from '../src/publish/pull-request-body.ts';
 
 type Side = 'deployed' | 'proposed';
@@ -162,8 +162,12 @@ describe('the section a reviewer reads', () => {
   it('stays within its size whatever the paths and excerpts hold, and keeps its counts', () => {
     const section = contentDiffSection(hugeDiff);
     expect(section.length).toBeLessThanOrEqual(SECTION_MAX_CHARS);
-    expect(section).toContain('| 40 | 40 | 40 | 0 |');
-    expect(section).toContain('more');
+    expect(section).toContain('**Pages: 40 added, 40 removed, 40 changed**, 0 unchanged');
+    expect(section).toContain('more, listed in the `content-diff-path` report of the run that compared them');
+    // The summary's limit is higher: it lists what the body has no room for.
+    const summary = contentDiffSection(hugeDiff, undefined, 'summary');
+    expect(summary.length).toBeLessThanOrEqual(SUMMARY_SECTION_MAX_CHARS);
+    expect(summary.split('\n').filter((l) => l.startsWith('- ')).length).toBeGreaterThan(section.split('\n').filter((l) => l.startsWith('- ')).length);
   });
 
   it("keeps the pull request body within GitHub's 65,536 characters", () => {
@@ -171,7 +175,7 @@ describe('the section a reviewer reads', () => {
     const job = { jobId: 'se_2', status: 'completed', progress: 100, pageCount: 80, createdAt: '2026-11-24T00:00:00Z', updatedAt: '2026-11-24T00:00:00Z' };
     const bundle = { jobId: 'se_2', bundleUrl: 'https://bundles.invalid/se_2/bundle.tar.gz?X-Amz-Signature=abc', sizeBytes: 10, expiresAt: '2026-11-25T00:00:00Z' };
     const body = pullRequestBody(target, { domain: 'docs.example.com', job, bundle, contentDiff: hugeDiff }, []);
-    expect(body).toContain('| 40 | 40 | 40 | 0 |');
+    expect(body).toContain('**Pages: 40 added, 40 removed, 40 changed**, 0 unchanged');
     expect(body.length).toBeLessThanOrEqual(65_536);
   });
 

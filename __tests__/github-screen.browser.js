@@ -79,3 +79,18 @@ async function inspectScreen() {
   }
   return problems;
 }
+
+/**
+ * Where the innermost element whose text contains `wanted` lies, in px below the top of the article
+ * (the screenshot's top); undefined when none holds it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- called by name from the test
+function whereIs(wanted) {
+  const article = document.querySelector('article');
+  const said = (element) => (element.textContent ?? '').replace(/\s+/g, ' ').includes(wanted);
+  const holders = [...article.querySelectorAll('*')].filter((element) => said(element) && ![...element.children].some(said));
+  if (holders.length === 0) return undefined;
+  const box = holders[0].getBoundingClientRect();
+  const origin = article.getBoundingClientRect().top;
+  return { top: Math.round(box.top - origin), bottom: Math.round(box.bottom - origin) };
+}

@@ -42,6 +42,12 @@ export interface GitHubScreen {
    * a person would object to.
    */
   show(name: string, markdown: string, options: { breaks: boolean; png?: string }): Promise<Screen>;
+  /**
+   * Where, on the screen last shown, the innermost element whose text contains `text` lies: its top and
+   * bottom in px below the top of the screenshot (the comment's padding included); undefined when no
+   * element holds it. What a reader sees without scrolling is what lies above the window's height.
+   */
+  whereIs(text: string): Promise<{ top: number; bottom: number } | undefined>;
   close(): Promise<void>;
 }
 
@@ -67,6 +73,9 @@ export async function openGitHubScreen(): Promise<GitHubScreen> {
       const path = options.png ?? join(SCREENS_DIR, `${name}.png`);
       await page.locator('article').screenshot({ path });
       return { problems, path };
+    },
+    async whereIs(text) {
+      return (await page.evaluate(`whereIs(${JSON.stringify(text)})`)) as { top: number; bottom: number } | undefined;
     },
     async close() {
       await context.close();

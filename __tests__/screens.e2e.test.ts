@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SiteSpec } from '../emulator/archive.ts';
+import { type SiteSpec, pageFiles } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type FeedbackEntry, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
@@ -111,13 +111,36 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
     await deploy(SITE, Date.now() - 3 * DAY);
     platform.linkTtlSeconds = 7 * 24 * 3600;
     const run = await publish({ version: '2026-11-20' });
-    expect(body()).toContain('| 1 | 1 | 2 |');
+    expect(body()).toContain('**Pages: 1 added, 1 removed, 2 changed**');
     await expectBodyAndSummary('new-export', run);
     if (README_IMAGE) {
       mkdirSync(join(README_IMAGE, '..'), { recursive: true });
       const { path } = await screen.show('readme', body(), { breaks: true, png: README_IMAGE });
       console.log(`README image: ${path} (${Math.round(statSync(path).size / 1024)} KB)`);
     }
+  });
+
+  it('60 changed pages: the settings change and the deadline on the first screen, the pages collapsed below', async () => {
+    // Production: 100 pages; the next export edits 60 of them.
+    const pages = pageFiles(100);
+    await deploy({ pages }, Date.now() - 5 * DAY);
+    platform.profile = { ...PROFILE, pageCount: 100, site: { pages, edits: Object.fromEntries(pages.slice(20, 80).map((page) => [page, `Updated for the 2026-11 release of ${page}.`])) } };
+    const run = await publish({});
+    expect(run.code).toBe(0);
+    const text = body();
+    expect(text).toContain('**Pages: 0 added, 0 removed, 60 changed**, 40 unchanged');
+    await expectReadable('sixty-changed-body', text, 'body');
+    // GitHub's window shows about 800 px of the body under the pull request's header: both must be there.
+    const firstScreen = 800;
+    const deadline = await screen.whereIs('Merge and roll out before');
+    const setting = await screen.whereIs('staticExport.bundleUrl');
+    const after = await screen.whereIs('after: ');
+    expect({ deadline: deadline && deadline.bottom <= firstScreen, setting: setting && setting.bottom <= firstScreen, after: after && after.bottom <= firstScreen }).toEqual({ deadline: true, setting: true, after: true });
+    // The whole list reaches the reviewer on the pull request, a click away: each of the 60 pages, by path.
+    const details = await screen.whereIs('Every page added, removed or changed (60)');
+    expect(details!.top).toBeGreaterThan(setting!.bottom);
+    for (const page of pages.slice(20, 80)) expect(text).toContain(`/${page.replace(/\.html$/, '')}\`](https://docs.example.com/`);
+    console.log(`60 changed pages: the deadline ends at ${deadline!.bottom} px, the setting's after at ${after!.bottom} px, the collapsed list starts at ${details!.top} px`);
   });
 
   it('a renewal: the same export, a fresh link, told apart by expiry', async () => {

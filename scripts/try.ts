@@ -20,9 +20,12 @@ import { type StaticFileServer, startStaticFileServer } from '../emulator/static
 import { type WorkflowStep, actionInputs, fillExpressions, ownActionFile, workflowInMarkdown } from '../emulator/workflow.ts';
 import { formatDuration } from '../src/action/format.ts';
 import { InputError, parseDuration } from '../src/action/inputs.ts';
+import { regionOf } from '../src/publish/body.ts';
+import { EXPIRING_LABEL, firstLineOf } from '../src/publish/production-guard.ts';
 import { redactLink } from '../src/values/link.ts';
-import { blockPaths, patchValuesFile, readSetting } from '../src/values/values-file.ts';
+import { allBlockPaths, blockPaths, patchValuesFile, readSetting } from '../src/values/values-file.ts';
 import { githubPage } from './github-markdown.ts';
+import { unifiedDiff } from './line-diff.ts';
 
 /** The README's workflows, by the name `--workflow` takes, in the order a team's week runs them. */
 export const WORKFLOWS = {
@@ -57,6 +60,8 @@ const TRY_TIMES: EmulatedTimes = { queuedMs: 300, runMs: 2000, deployMs: 1000 };
 const MAX_FOLDER_FILES = 2000;
 const MAX_FOLDER_BYTES = 20 * 1024 * 1024;
 const DAY_SECONDS = 86_400;
+/** `--production-left expired`: production's link ran out this long ago. */
+const EXPIRED_AGO_SECONDS = 3600;
 
 export interface TryOptions {
   /** A values file, or a folder loaded as the whole configuration repository. */
@@ -71,7 +76,11 @@ export interface TryOptions {
   pages?: number;
   /** What each export changes from the one before. */
   changes?: SiteChanges;
-  /** How long production's link has left; null: production serves no link. */
+  /**
+   * How long production's link has left (negative: it expired that long ago); null: production serves
+   * no link. The link lives as long as the platform's links do (linkTtlSeconds), so a short time left
+   * is a link in its last days, as the guard sees it.
+   */
   productionLeftSeconds?: number | null;
   /** The folder the pages are written to. */
   out?: string;
@@ -105,7 +114,19 @@ export interface WorkflowResult {
   failed: boolean;
   summaryMarkdown: string;
   summaryHtml: string;
-  pullRequest?: { number: number; title: string; body: string; html: string; url: string; proposedFile?: string };
+  pullRequest?: {
+    number: number;
+    title: string;
+    body: string;
+    html: string;
+    url: string;
+    labels: string[];
+    /** The guard's first line, while production's link runs out and waits on this pull request. */
+    firstLine?: string;
+    proposedFile?: string;
+    /** The file's diff, base to branch, as GitHub's "Files changed" shows it (the name it was written under). */
+    diffFile?: string;
+  };
   /** The folder this workflow's files went to. */
   folder: string;
 }
@@ -129,14 +150,18 @@ export async function tryChart(options: TryOptions): Promise<TryResult> {
   const readme = readFileSync(options.readme ?? 'README.md', 'utf8');
   const chart = loadChart(options.values, options.configPath);
   const configKey = options.configKey ?? foundConfigKey(chart.configPath, chart.files[chart.configPath]!);
+  refuseMissingBlock(chart, configKey, options.configKey !== undefined);
   const changes = options.changes ?? DEFAULT_SITE_CHANGES;
   const linkTtlSeconds = options.linkTtlSeconds ?? DEFAULT_LINK_TTL_SECONDS;
   const productionLeft = options.productionLeftSeconds === undefined ? 5 * DAY_SECONDS : options.productionLeftSeconds;
   for (const name of WORKFLOW_NAMES) rmSync(join(out, WORKFLOWS[name].folder), { recursive: true, force: true });
 
   const { queuedMs, runMs, deployMs } = options.times ?? TRY_TIMES;
+  // Production's link is signed in the past (seedProduction), so that its time left is what the guard reads.
+  const clock = { pastMs: 0 };
   const platform = await startPlatformEmulator({
     profile: { queuedMs, runMs, pageCount: options.pages ?? 120, changes },
+    clock: () => Date.now() - clock.pastMs,
     linkTtlSeconds,
     deployments: { branch: DOCS_BRANCH, deployMs },
     apiShape: options.apiShape
@@ -144,7 +169,7 @@ export async function tryChart(options: TryOptions): Promise<TryResult> {
   const github = await startGitHubEmulator();
   const bucket = await startStaticFileServer();
   try {
-    const production = await seedProduction(platform, chart, configKey, productionLeft);
+    const production = seedProduction(platform, clock, chart, configKey, productionLeft);
     github.createRepo(CONFIG_REPOSITORY, chart.files);
     print(
       `Emulated configuration repository ${CONFIG_REPOSITORY} holds ${describeChart(chart)}; config-path: ${chart.configPath}` +
@@ -226,6 +251,34 @@ function describeChart(chart: Chart): string {
   return chart.folder === undefined ? `your file` : `the ${Object.keys(chart.files).length} files of ${chart.folder}`;
 }
 
+/**
+ * A key that names no block of the file, while the file keeps its settings elsewhere: every run would
+ * add a block the chart never reads, and the file's own link (a real host) would stay in place. Refused
+ * here, before anything runs, naming where the file keeps them. A file with no settings at all is a
+ * first run, and gets the block where the key says.
+ */
+function refuseMissingBlock(chart: Chart, configKey: string, given: boolean): void {
+  const path = chart.configPath;
+  const text = chart.files[path]!;
+  let blocks: string[];
+  try {
+    blocks = allBlockPaths(path, text);
+  } catch {
+    return; // the runs say why the action cannot read it
+  }
+  if (blocks.includes(configKey)) return;
+  const name = configKey.split('.').at(-1)!.toLowerCase();
+  // A block that holds a bundleUrl counts too (read only when the file names one: each read parses the file).
+  const holdsLink = (block: string) => text.includes('bundleUrl') && readSetting(path, text, block, 'bundleUrl') !== undefined;
+  const kept = blocks.filter((block) => [name, 'staticexport'].includes(block.split('.').at(-1)!.toLowerCase()) || holdsLink(block));
+  if (kept.length === 0) return;
+  const flag = given ? `--config-key ${configKey}` : `The default config-key, ${configKey},`;
+  const fix = kept.length === 1 ? `Give --config-key ${kept[0]}` : `Give --config-key with the one your chart reads`;
+  throw new TryError(
+    `${flag} names no block in ${path}: it keeps its static export settings at ${kept.map((block) => `"${block}"`).join(', ')}. ${fix}. Nothing was run.`
+  );
+}
+
 /** Where the file keeps its block: staticExport, or the one block of that name it has elsewhere (an umbrella chart's). */
 function foundConfigKey(configPath: string, text: string): string {
   try {
@@ -242,7 +295,7 @@ function foundConfigKey(configPath: string, text: string): string {
  * a link to an export on the platform emulator with the time left asked for (a link to a real host
  * is never fetched). Returns the line that says so.
  */
-async function seedProduction(platform: PlatformEmulator, chart: Chart, configKey: string, leftSeconds: number | null): Promise<string> {
+function seedProduction(platform: PlatformEmulator, clock: { pastMs: number }, chart: Chart, configKey: string, leftSeconds: number | null): string {
   const path = chart.configPath;
   const text = chart.files[path]!;
   let link: unknown;
@@ -256,13 +309,21 @@ async function seedProduction(platform: PlatformEmulator, chart: Chart, configKe
     chart.files[path] = patchValuesFile(path, text, configKey, { bundleUrl: '', enable: false }).text;
     return `Production serves no link (--production-left none): ${configKey}.bundleUrl is emptied in the emulated repository.`;
   }
+  // A link as the platform makes them, signed as long ago as leaves it the time asked for.
   const ttl = platform.linkTtlSeconds;
-  platform.linkTtlSeconds = leftSeconds;
-  const jobId = platform.seedExportJob({ domain: 'docs.example.com' });
-  const bundleUrl = platform.linkFor(jobId);
-  platform.linkTtlSeconds = ttl;
+  platform.linkTtlSeconds = Math.max(ttl, leftSeconds);
+  clock.pastMs = (platform.linkTtlSeconds - leftSeconds) * 1000;
+  let bundleUrl: string;
+  try {
+    bundleUrl = platform.linkFor(platform.seedExportJob({ domain: 'docs.example.com' }));
+  } finally {
+    clock.pastMs = 0;
+    platform.linkTtlSeconds = ttl;
+  }
   chart.files[path] = patchValuesFile(path, text, configKey, { bundleUrl, enable: false }).text;
-  return `Production's link (${redactLink(link)}) is played by an emulated export whose link expires in ${formatDuration(leftSeconds * 1000)} (--production-left).`;
+  const lifetime = formatDuration(Math.max(ttl, leftSeconds) * 1000);
+  const left = leftSeconds > 0 ? `expires in ${formatDuration(leftSeconds * 1000)}` : `expired ${formatDuration(-leftSeconds * 1000)} ago`;
+  return `Production's link (${redactLink(link)}) is played, in the emulated repository, by an emulated export's ${lifetime} link that ${left} (--production-left).`;
 }
 
 interface Emulators {
@@ -328,7 +389,8 @@ async function runWorkflow(name: WorkflowName, emulators: Emulators): Promise<Wo
     const changed: Record<string, string> = { ...inputs, ...beat, 'api-url': platform.url };
     if (changed['config-path'] !== undefined) {
       changed['config-path'] = chart.configPath;
-      if (configKey !== 'staticExport' && inputs['config-key'] === undefined) changed['config-key'] = configKey;
+      // The step's own config-key stands; action.yml's default (which actionInputs fills in) gives way to the one found or given.
+      if (step.with?.['config-key'] === undefined) changed['config-key'] = configKey;
     }
     const template = inputs['bundle-url-template'];
     if (template) {
@@ -363,8 +425,16 @@ function writePages(name: WorkflowName, steps: StepResult[], failed: boolean, co
     writeFileSync(join(folder, 'pull-request.html'), html);
     const proposed = github.fileAt(CONFIG_REPOSITORY, pull.head, chart.configPath);
     const proposedFile = proposed === undefined ? undefined : basename(chart.configPath);
-    if (proposedFile) writeFileSync(join(folder, proposedFile), proposed!);
-    pullRequest = { number: pull.number, title: pull.title, body: pull.body, html, url: last?.['pull-request-url'] ?? '', proposedFile };
+    let diffFile: string | undefined;
+    if (proposedFile) {
+      writeFileSync(join(folder, proposedFile), proposed!);
+      // Against the emulated base, whose link is the one the pull request's "before" shows.
+      const base = github.fileAt(CONFIG_REPOSITORY, pull.base, chart.configPath) ?? '';
+      diffFile = `${proposedFile}.diff`;
+      writeFileSync(join(folder, diffFile), unifiedDiff(chart.configPath, base, proposed!));
+    }
+    const firstLine = firstLineOf(regionOf(pull.body));
+    pullRequest = { number: pull.number, title: pull.title, body: pull.body, html, url: last?.['pull-request-url'] ?? '', labels: [...pull.labels], firstLine, proposedFile, diffFile };
   }
   return { name, steps, failed, summaryMarkdown, summaryHtml, pullRequest, folder };
 }
@@ -385,9 +455,21 @@ function printWorkflow(result: WorkflowResult, print: (line: string) => void): v
     for (const [output, value] of Object.entries(run!.outputs)) print(`      ${output} = ${output === 'bundle-url' ? redactLink(value) : value}`);
   }
   const pull = result.pullRequest;
-  if (pull) print(`  Pull request #${pull.number}: ${pull.title}`);
+  if (pull) {
+    print(`  Pull request #${pull.number}: ${pull.title}`);
+    if (pull.labels.length > 0) print(`    labels: ${pull.labels.join(', ')}${pull.labels.includes(EXPIRING_LABEL) ? ' (production waits on this pull request: its link runs out)' : ''}`);
+    // As a reviewer reads it on GitHub: the bold marks rendered away.
+    if (pull.firstLine) print(`    first line: ${pull.firstLine.replace(/\*\*/g, '')}`);
+  }
   const shown = shownPath(result.folder);
-  const files = ['summary.md', 'summary.html', ...(pull ? ['pull-request.md', 'pull-request.html'] : []), ...(pull?.proposedFile ? [`${pull.proposedFile} (as the pull request proposes it)`] : []), 'log.txt'];
+  const files = [
+    'summary.md',
+    'summary.html',
+    ...(pull ? ['pull-request.md', 'pull-request.html'] : []),
+    ...(pull?.proposedFile ? [`${pull.proposedFile} (as the pull request proposes it)`] : []),
+    ...(pull?.diffFile ? [`${pull.diffFile} (its diff, as the pull request shows it)`] : []),
+    'log.txt'
+  ];
   print(`  Wrote ${shown}/: ${files.join(', ')}\n`);
 }
 
@@ -401,17 +483,25 @@ const USAGE = `Usage: npm run try -- --values <values file or chart folder> [opt
 
 Runs the README's three workflows (push, nightly, hosted), as written, against your values file on
 emulators of the platform and GitHub, and writes each job summary and the pull request body as
-Markdown and as HTML the way GitHub shows them. Nothing leaves this machine.
+Markdown and as HTML the way GitHub shows them, with the file as the pull request proposes it and its
+diff. Nothing leaves this machine.
 
   --values PATH            your values.yaml (or .json), or a folder loaded as the whole repository
   --config-path PATH       where the file sits in the repository (default: the README's ${README_CONFIG_PATH},
                            or the folder's values file)
   --config-key KEY         where the static export block lives (default: staticExport, or the one
-                           block of that name your file keeps, such as mintlify.staticExport)
+                           block of that name your file keeps, such as mintlify.staticExport);
+                           a key that names no block, in a file that keeps its settings elsewhere,
+                           is refused before anything runs
   --workflow NAME          push, nightly or hosted; repeat to run several (default: all three, in order)
   --link-ttl DURATION      how long the platform's links live (default 7d)
-  --production-left DURATION|none
-                           how long production's link has left (default 5d); none: no link yet
+  --production-left DURATION|expired|none
+                           how long production's link has left, of a link as long as --link-ttl
+                           (default 5d). The guard speaks in a link's last two days, never in its
+                           first half: with 36h the push run warns, and its pull request opens with
+                           the guard's first line and carries the ${EXPIRING_LABEL} label;
+                           the nightly run then renews production's link (auto-merge: renewals).
+                           expired: it ran out an hour ago; none: no link yet
   --pages N                pages of the docs site (default 120)
   --pages-added N, --pages-removed N, --pages-edited N
                            what each export changes from the one before (default 2, 2 and 3)
@@ -455,7 +545,7 @@ export function parseTryArgs(args: string[]): TryOptions & { help: boolean } {
     configKey: values['config-key'],
     workflows,
     linkTtlSeconds: seconds('--link-ttl', values['link-ttl']),
-    productionLeftSeconds: left?.trim().toLowerCase() === 'none' ? null : seconds('--production-left', left),
+    productionLeftSeconds: productionLeft(left),
     pages: count('--pages', values.pages, 1),
     changes: {
       added: count('--pages-added', values['pages-added']) ?? DEFAULT_SITE_CHANGES.added,
@@ -465,6 +555,13 @@ export function parseTryArgs(args: string[]): TryOptions & { help: boolean } {
     out: values.out,
     apiShape: apiShapeFlag(values['api-shape'])
   };
+}
+
+function productionLeft(raw: string | undefined): number | null | undefined {
+  const word = raw?.trim().toLowerCase();
+  if (word === 'none') return null;
+  if (word === 'expired') return -EXPIRED_AGO_SECONDS;
+  return seconds('--production-left', raw);
 }
 
 function apiShapeFlag(raw: string | undefined): ApiShape | undefined {

@@ -164,23 +164,35 @@ function reportOf(diff: ContentDiff, jobId: string, refused: string | undefined)
   };
 }
 
-/** How many paths each list shows before "and N more". */
-const LISTED = 10;
+/** Changed pages shown with an excerpt of what changed, the first by path. */
+const EXCERPTS = 5;
 /**
- * Characters the section may take. GitHub refuses a pull request body over 65,536 characters; the
- * rest of the body (settings, links, notes) stays far below the other 41,000, whatever the pages hold.
+ * Characters the section may take in a pull request body. GitHub refuses a body over 65,536 characters
+ * ("body is too long (maximum is 65536 characters)", renovatebot/renovate#2032); the rest of the body
+ * (settings, links, notes) stays far below the other 41,000, whatever the pages hold.
  */
 export const SECTION_MAX_CHARS = 24_000;
+/**
+ * Characters the section may take in the job summary. GitHub drops a step's summary over 1 MiB
+ * ("$GITHUB_STEP_SUMMARY upload aborted, supports content up to a size of 1024k", as in
+ * maplibre/flutter-maplibre-gl's run 9454698428); a character may take three bytes, and the summary
+ * holds more than this section.
+ */
+export const SUMMARY_SECTION_MAX_CHARS = 250_000;
 /** Characters of a path shown: a path longer than that is cut, its link kept whole. */
 const PATH_CHARS = 200;
 
+/** Where the section is shown: the pull request body (the tighter limit) or the job summary. */
+export type SectionPlace = 'body' | 'summary';
+
 /**
- * The section both the pull request body and the job summary show: counts first, then the pages
- * by path, capped, and an excerpt of each of the first changed pages. Pages added or changed link
- * to the page on the site (removed ones have no page to open). `deployedLink`: production's link as
- * the proposal last read it; a diff made against another one says so rather than mislead.
+ * The section both the pull request body and the job summary show: a count line a reviewer takes in
+ * at a glance, then every page by path in a collapsed section (and an excerpt of each of the first
+ * changed pages), within the place's size limit. Pages added or changed link to the page on the site
+ * (removed ones have no page to open). `deployedLink`: production's link as the proposal last read
+ * it; a diff made against another one says so rather than mislead.
  */
-export function contentDiffSection(diff: ContentDiff | undefined, deployedLink?: string): string {
+export function contentDiffSection(diff: ContentDiff | undefined, deployedLink?: string, place: SectionPlace = 'body'): string {
   if (!diff) return '';
   const heading = ['### What readers see after the merge', ''];
   if (diff.kind === 'renewal') return [...heading, `No page changes: this renews the link of export \`${diff.jobId}\`, the one production serves.`].join('\n');
@@ -191,52 +203,64 @@ export function contentDiffSection(diff: ContentDiff | undefined, deployedLink?:
   if (deployedLink !== undefined && deployedLink !== diff.deployedLink) {
     return [...heading, "Production's link changed while this run compared the pages, so the comparison is left out; the next run compares again."].join('\n');
   }
+  const c = diff.comparison;
+  const every = Math.max(c.added.length, c.removed.length, c.changed.length);
+  // Where a reader finds the pages a shortened list leaves out: the summary lists more than the body can.
+  const elsewhere =
+    place === 'body' && comparedSection(diff, every, Math.min(EXCERPTS, c.excerpts.length), '').length <= SUMMARY_SECTION_MAX_CHARS
+      ? 'listed in the job summary of the run that compared them'
+      : 'listed in the `content-diff-path` report of the run that compared them';
+  const maxChars = place === 'body' ? SECTION_MAX_CHARS : SUMMARY_SECTION_MAX_CHARS;
   // Whatever the pages hold, the section fits: fewer excerpts first, then shorter lists.
-  for (let listed = LISTED, excerpts = diff.comparison.excerpts.length; ; ) {
-    const section = comparedSection(diff, listed, excerpts);
-    if (section.length <= SECTION_MAX_CHARS || listed === 0) return section;
+  for (let listed = every, excerpts = Math.min(EXCERPTS, c.excerpts.length); ; ) {
+    const section = comparedSection(diff, listed, excerpts, elsewhere);
+    if (section.length <= maxChars || listed === 0) return section;
     if (excerpts > 0) excerpts--;
     else listed = Math.floor(listed / 2);
   }
 }
 
-function comparedSection(diff: Extract<ContentDiff, { kind: 'compared' }>, listed: number, excerpts: number): string {
+function comparedSection(diff: Extract<ContentDiff, { kind: 'compared' }>, listed: number, excerpts: number, elsewhere: string): string {
   const c = diff.comparison;
   const page = (path: string) => pageLink(path, diff.domain);
+  const touched = c.added.length + c.removed.length + c.changed.length;
   const lines = [
     '### What readers see after the merge',
     '',
-    '| added | removed | changed | unchanged |',
-    '|---:|---:|---:|---:|',
-    `| ${c.added.length} | ${c.removed.length} | ${c.changed.length} | ${c.unchanged} |`,
+    `**Pages: ${c.added.length} added, ${c.removed.length} removed, ${c.changed.length} changed**, ${c.unchanged} unchanged`,
     '',
     `Compared page by page on the text a reader sees (not the files' bytes) with production's export${diff.deployedJobId ? ` \`${diff.deployedJobId}\`` : ''}: ` +
       `${c.deployedPages} pages before, ${c.proposedPages} after${c.removed.length > 0 ? `, ${percent(c.removed.length / Math.max(1, c.deployedPages))} of production's pages removed` : ''}` +
-      `${c.redirected.length > 0 ? `; ${c.redirected.length} of production's pages now redirect elsewhere (not counted as removed)` : ''}. ` +
-      'The whole list is in the `content-diff-path` report.'
+      `${c.redirected.length > 0 ? `; ${c.redirected.length} of production's pages now redirect elsewhere (not counted as removed)` : ''}.`
   ];
-  addPathList('Added', c.added, lines, listed, page);
-  addPathList('Removed', c.removed, lines, listed, (path) => `\`${shortPath(path)}\``);
+  if (touched === 0) return lines.join('\n');
+  const shown = c.excerpts.slice(0, excerpts);
+  // Collapsed: the count line is the first screen; the list is a click away, on the pull request itself.
+  const what = shown.length > 0 ? `, with what changed on ${shown.length} of them` : '';
+  lines.push('', `<details><summary>Every page added, removed or changed (${touched}), by path${what}</summary>`);
+  const more = (count: number) => `- and ${count} more, ${elsewhere}`;
+  addPathList('Added', c.added, lines, listed, page, more);
+  addPathList('Removed', c.removed, lines, listed, (path) => `\`${shortPath(path)}\``, more);
   if (c.changed.length > 0) {
     lines.push('', `**Changed** (${c.changed.length})`, '');
-    const shown = c.excerpts.slice(0, excerpts);
     for (const change of shown) {
       lines.push(`- ${page(change.path)}`, '', '```diff', ...change.removed.map((line) => `- ${clean(line)}`), ...change.added.map((line) => `+ ${clean(line)}`), '```', '');
     }
     const withExcerpt = new Set(shown.map((change) => change.path));
     const rest = c.changed.filter((path) => !withExcerpt.has(path));
     for (const path of rest.slice(0, listed)) lines.push(`- ${page(path)}`);
-    if (rest.length > listed) lines.push(`- and ${rest.length - listed} more`);
+    if (rest.length > listed) lines.push(more(rest.length - listed));
   }
   while (lines[lines.length - 1] === '') lines.pop();
+  lines.push('', '</details>');
   return lines.join('\n');
 }
 
-function addPathList(title: string, paths: string[], lines: string[], listed: number, show: (path: string) => string): void {
+function addPathList(title: string, paths: string[], lines: string[], listed: number, show: (path: string) => string, more: (count: number) => string): void {
   if (paths.length === 0) return;
   lines.push('', `**${title}** (${paths.length})`, '');
   for (const path of paths.slice(0, listed)) lines.push(`- ${show(path)}`);
-  if (paths.length > listed) lines.push(`- and ${paths.length - listed} more`);
+  if (paths.length > listed) lines.push(more(paths.length - listed));
 }
 
 /** A page as a link to it on the site, `[\`/guides/auth\`](https://docs.example.com/guides/auth)`; its path alone without a domain. */

@@ -27,13 +27,19 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
   const { job, bundle } = published;
   const newExpiry = formatUtc(bundle.expiresAt);
   const renewal = sameExport(published, deployedLink);
+  const deployedExpiry = deployedLink ? linkExpiry(deployedLink) : undefined;
+  const deadline = mergeBy(production.serves ? deployedExpiry : undefined, new Date(bundle.expiresAt));
+  // The first screen answers what changes and by when: the one deadline, the settings; the pages after.
   const lines = [
     renewal
       ? `Renews the static export link${published.domain ? ` of **${published.domain}**` : ''}: the same export, a fresh link.${published.contentDiff ? '' : ' No page changed.'}`
       : `A new static export${published.domain ? ` of **${published.domain}**` : ''} is ready; this points the deployment at it.`,
     '',
-    ...withBlankLine(published.contentDiffText ?? contentDiffSection(published.contentDiff, deployedLink)),
+    ...withBlankLine(deadline ?? ''),
+    ...changeTable(target.path, changes),
+    '',
     ...withBlankLine(closedNote(published.closedBefore)),
+    ...withBlankLine(published.contentDiffText ?? contentDiffSection(published.contentDiff, deployedLink)),
     // The export names the table: GitHub draws a table's first row as its header, and an empty one as an empty row.
     `| Export job | \`${job.jobId}\` |`,
     '|---|---|'
@@ -42,10 +48,8 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
   if (published.docsCommit) lines.push(`| Docs commit | \`${published.docsCommit.sha.slice(0, 12)}\` from ${published.docsCommit.branch} |`);
   if (job.pageCount !== undefined) lines.push(`| Pages exported | ${job.pageCount} |`);
   lines.push(`| Bundle size | ${formatBytes(bundle.sizeBytes)} |`);
-  const deployedExpiry = deployedLink ? linkExpiry(deployedLink) : undefined;
   if (deployedExpiry) lines.push(`| Production's link expires | ${formatUtc(deployedExpiry.toISOString())} |`);
-  lines.push(`| New link expires | ${newExpiry} |`, '');
-  lines.push(...changeTable(target.path, changes));
+  lines.push(`| New link expires | ${newExpiry} |`);
   lines.push(
     '',
     '### What merging does',
@@ -56,8 +60,6 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
       : `\`${target.key}.enabled\` is false on the base: production serves no bundle, and merging only keeps this link in the file for when it is turned on. ` +
           `The link expires at ${newExpiry}. Links are shown without their signature; the file holds the full link.`
   );
-  const deadline = mergeBy(production.serves ? deployedExpiry : undefined, new Date(bundle.expiresAt));
-  if (deadline) lines.push('', deadline);
   if (published.shortLink) lines.push('', linkWarning(published.shortLink));
   lines.push('', FOOTER);
   return lines.join('\n');
@@ -120,20 +122,23 @@ function hostedBody(
   production: { serves: boolean }
 ): string {
   const { job, bundle } = published;
+  const deployedExpiry = deployedLink ? linkExpiry(deployedLink) : undefined;
+  const deadline = mergeBy(production.serves ? deployedExpiry : undefined, bundle.expiresAt === 'never' ? undefined : new Date(bundle.expiresAt));
   const lines = [
     `Points the deployment at export \`${job.jobId}\`${published.domain ? ` of **${published.domain}**` : ''}, hosted by your team at a URL that does not expire.`,
     '',
-    ...withBlankLine(published.contentDiffText ?? contentDiffSection(published.contentDiff, deployedLink)),
+    ...withBlankLine(deadline ?? ''),
+    ...changeTable(target.path, changes),
+    '',
     ...withBlankLine(closedNote(published.closedBefore)),
+    ...withBlankLine(published.contentDiffText ?? contentDiffSection(published.contentDiff, deployedLink)),
     `| Export job | \`${job.jobId}\` |`,
     '|---|---|',
     `| Bundle URL | ${showValue(bundle.bundleUrl)} |`,
     `| Bundle size | ${formatBytes(bundle.sizeBytes)} |`,
     `| Archive SHA-256 | \`${hosted.sha256}\` |`,
     `| URL expires | ${bundle.expiresAt === 'never' ? 'never: nothing to renew' : formatUtc(bundle.expiresAt)} |`,
-    `| Checked | an anonymous GET answered 200 with this size and an archive's content${hosted.sha256Checked ? ', and the same SHA-256' : ''}, as the pods will fetch it |`,
-    '',
-    ...changeTable(target.path, changes)
+    `| Checked | an anonymous GET answered 200 with this size and an archive's content${hosted.sha256Checked ? ', and the same SHA-256' : ''}, as the pods will fetch it |`
   ];
   lines.push(
     '',
@@ -142,9 +147,6 @@ function hostedBody(
     `The deployment fetches the bundle from this URL at its next rollout (for example \`helm upgrade … -f ${target.path}\`). ` +
       (bundle.expiresAt === 'never' ? 'The URL does not expire, so the review and the rollout can take as long as they need.' : `The URL's own signature expires at ${formatUtc(bundle.expiresAt)}: roll out before then.`)
   );
-  const deployedExpiry = deployedLink ? linkExpiry(deployedLink) : undefined;
-  const deadline = mergeBy(production.serves ? deployedExpiry : undefined, bundle.expiresAt === 'never' ? undefined : new Date(bundle.expiresAt));
-  if (deadline) lines.push('', deadline);
   lines.push('', FOOTER);
   return lines.join('\n');
 }

@@ -76,7 +76,7 @@ export async function writeDoneSummary(outcome: Extract<Outcome, { kind: 'done' 
   }
   const mergedHere = merged !== undefined && merged.number === applied.config?.number;
   const configSummary = applied.config && target ? { target, update: applied.config, merged: mergedHere, mergedApart: merged && !mergedHere ? merged : undefined } : undefined;
-  const diff = applied.contentDiffText ?? contentDiffSection(applied.contentDiff, applied.config?.deployedLink);
+  const diff = applied.contentDiffText ?? contentDiffSection(applied.contentDiff, applied.config?.deployedLink, 'summary');
   if (applied.kind === 'hosted') {
     const { exported, archive } = applied;
     await writeHostedSummary(exported.bundle.bundleUrl, exported.bundle.expiresAt, archive, applied.sha256Checked, configSummary!, configured?.guard, diff);
@@ -114,7 +114,7 @@ export function failedOutcome(error: unknown, inputs: PublishInputs, plan: Expor
       deploymentLog,
       unnamedJobs: jobId ? unnamedJobs(client, jobId) : undefined,
       jobGoesOn: exportTimeout(error) !== undefined,
-      contentDiff: error instanceof ContentGateError ? contentDiffSection(progress.contentDiff) : undefined
+      contentDiff: error instanceof ContentGateError ? contentDiffSection(progress.contentDiff, undefined, 'summary') : undefined
     }
   };
 }
