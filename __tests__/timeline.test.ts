@@ -142,7 +142,7 @@ function runText(run: Run): string {
   const error = run.log.split('\n').find((line) => line.startsWith('::error::'));
   if (error) return `failed: ${error.slice('::error::'.length, 240)}`;
   const operation = run.outputs['pull-request-operation'];
-  return operation ? `pull request #${run.outputs['pull-request-number'] ?? '?'} ${operation}` : 'no pull request written';
+  return operation && operation !== 'none' ? `pull request #${run.outputs['pull-request-number'] ?? '?'} ${operation}` : 'no pull request written';
 }
 
 /** Runs a timeline that tells its story; a failure carries the story before its own message. */
@@ -226,9 +226,10 @@ interface RunFaults {
 const BASE_EDITS = ['a comment at the top', 'a note above the link', 'enabled turned off or on', 'a fresh link of production pasted by hand'] as const;
 type BaseEdit = (typeof BASE_EDITS)[number];
 /**
- * One moment of a team's timeline, in minutes from its start. A kind that needs an open pull request
- * does what the generator before fast-check did when none was open: a review note (or a second "start
- * hosting") becomes the base edit it carries, an update, merge or close does nothing.
+ * One moment of a team's timeline, `at` minutes from its start (as drawn: after the event before it). A
+ * kind that needs an open pull request does what the generator before fast-check did when none was
+ * open: a review note (or a second "start hosting") becomes the base edit it carries, an update, merge
+ * or close does nothing.
  */
 type MonthEvent = { at: number } & (
   | { what: 'push'; version: number | null; layout: Layout; faults: RunFaults; hostedFaults: RunFaults }
@@ -270,8 +271,9 @@ const EVENTS = Math.round(DAYS * 3.8);
 // The weights are those of that generator's roll (22% pushes, 5% the hosted-URL step, …), out of the 84% that are not quiet.
 const eventArb: fc.Arbitrary<MonthEvent> = fc
   .tuple(
-    // A moment is never shrunk (that would only reorder events); an event is removed or made simpler instead.
-    fc.noShrink(fc.integer({ min: 0, max: DAYS * 24 * 60 - 1 })),
+    // Minutes after the event before it: as many events as the old generator's in the same days. Never
+    // shrunk (that would only move events earlier): an event is removed or made simpler instead.
+    fc.noShrink(fc.integer({ min: 0, max: Math.round((2 * DAYS * 24 * 60) / EVENTS) })),
     fc.oneof(
       { weight: 22, arbitrary: fc.record({ what: fc.constant('push' as const), version: sometimes(0.3, fc.integer({ min: 0, max: 4 })), layout: layoutArb, faults: faultsArb(true), hostedFaults: faultsArb(false) }) },
       { weight: 5, arbitrary: fc.record({ what: fc.constant('start hosting' as const), faults: faultsArb(false), orEdit: editArb }) },
@@ -285,7 +287,7 @@ const eventArb: fc.Arbitrary<MonthEvent> = fc
       { weight: 4, arbitrary: fc.record({ what: fc.constant('close' as const), proposeAgain: fc.boolean() }) }
     )
   )
-  .map(([at, event]) => ({ at, ...event }) as MonthEvent);
+  .map(([gap, event]) => ({ at: gap, ...event }) as MonthEvent);
 
 const clockOf = (minutes: number) => `day ${Math.floor(minutes / 1440)} ${String(Math.floor((minutes % 1440) / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 /** What GitHub does to a run, for a person: empty when nothing. */
@@ -329,7 +331,12 @@ const monthArb: fc.Arbitrary<Month> = fc.noBias(
     ttlHours: fc.constantFrom(1, 6, 24, 72, 120, 168),
     methods: fc.constantFrom<MergeMethod[]>(['merge', 'squash', 'rebase'], ['rebase'], ['squash'], ['merge'], ['squash', 'rebase']),
     firstLayout: layoutArb,
-    events: fullList(eventArb, EVENTS).map((events) => [...events].sort((a, b) => a.at - b.at)),
+    // Drawn last first: fast-check shortens a list by keeping its end, here the timeline's beginning,
+    // so a shrunk timeline ends soon after its broken promise; its moments add up the gaps drawn.
+    events: fullList(eventArb, EVENTS).map((drawn) => {
+      let at = 0;
+      return [...drawn].reverse().flatMap((event) => ((at += event.at) < DAYS * 24 * 60 ? [{ ...event, at }] : []));
+    }),
     // One per night the timeline can reach (the renewal runs at 02:00).
     nights: fc.array(faultsArb(true), { minLength: DAYS + 1, maxLength: DAYS + 1 })
   })
