@@ -8,6 +8,10 @@
 // (x.html in one, x/index.html in the next), with link lifetimes from an hour to a week. After every
 // step the deployment is checked as a whole, not one run at a time.
 //
+// The timelines are drawn by fast-check (__tests__/property.ts): a broken promise prints the seed, the
+// timeline shrunk to the fewest events that still break it (one line each: day, event, who), what
+// happened in it run by run, and the line that replays it.
+//
 // A push here reuses an export the platform has just finished (job-id), so no real time is spent
 // waiting on it: what follows the export is the same code as after a started one.
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
