@@ -8,6 +8,10 @@
 // (x.html in one, x/index.html in the next), with link lifetimes from an hour to a week. After every
 // step the deployment is checked as a whole, not one run at a time.
 //
+// The timelines are drawn by fast-check (__tests__/property.ts): a broken promise prints the seed, the
+// timeline shrunk to the fewest events that still break it (one line each: day, event, who), what
+// happened in it run by run, and the line that replays it.
+//
 // A push here reuses an export the platform has just finished (job-id), so no real time is spent
 // waiting on it: what follows the export is the same code as after a started one.
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
@@ -23,10 +27,19 @@ import { jobIdFromLink, linkExpiry } from '../src/values/link.ts';
 import { readSetting } from '../src/values/values-file.ts';
 import { guardWindows } from '../src/publish/production-guard.ts';
 import { regionOf } from '../src/publish/body.ts';
+import fc from 'fast-check';
+import { checkProperty, fullList, propertySettings } from './property.ts';
 
-const TIMELINES = Number(process.env.TIMELINES ?? 3);
+// TIMELINES and TIMELINE_SEED: how many timelines and which (__tests__/property.ts); TEST_PATH replays one a failure names.
+const KNOBS = ['TIMELINE_DAYS', 'HOLIDAY_DAYS', 'TIMELINE_LOST_WRITES', 'TIMELINE_INTERLEAVED'];
+const MONTHS = { runs: 3, runsVar: 'TIMELINES', seed: 2211, seedVar: 'TIMELINE_SEED', file: '__tests__/timeline.test.ts', knobs: KNOBS };
+const { runs: TIMELINES, seed: SEED } = propertySettings(MONTHS);
 const DAYS = Number(process.env.TIMELINE_DAYS ?? 10);
-const SEED = Number(process.env.TIMELINE_SEED ?? 2211);
+/**
+ * How long a failure's shrinking may take (a timeline takes seconds): the test's timeout is 30 minutes.
+ * TIMELINE_SHRINK_SECONDS=0 reports the first failing case as it was drawn.
+ */
+const SHRINK_MS = Number(process.env.TIMELINE_SHRINK_SECONDS ?? 300) * 1000;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const T0 = Date.parse('2026-12-01T00:00:00Z');
@@ -42,19 +55,6 @@ const PAGES = ['guides/auth', 'guides/webhooks', 'api/list', 'api/get'];
 /** The two ways a static export lays a page out as files: `x.html`, or `x/index.html`. */
 const LAYOUTS = { flat: (page: string) => `${page}.html`, nested: (page: string) => `${page}/index.html` };
 type Layout = keyof typeof LAYOUTS;
-
-/** mulberry32: a small seeded generator, so a failing timeline can be replayed from its seed. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]! };
-}
 
 /** How much faster than real time the fake clock runs during a step: a run of 0.1 s takes 20 s of the timeline. */
 const CLOCK_SPEED = 200;
@@ -141,6 +141,25 @@ async function runPublish(kind: string, inputs: Record<string, string>, event = 
   return { kind, at: started, code, log: chunks.join(''), outputs };
 }
 
+/** A run as a person reads it in a failure's story: its error, or the pull request it wrote. */
+function runText(run: Run): string {
+  const error = run.log.split('\n').find((line) => line.startsWith('::error::'));
+  if (error) return `failed: ${error.slice('::error::'.length, 240)}`;
+  const operation = run.outputs['pull-request-operation'];
+  return operation && operation !== 'none' ? `pull request #${run.outputs['pull-request-number'] ?? '?'} ${operation}` : 'no pull request written';
+}
+
+/** Runs a timeline that tells its story; a failure carries the story before its own message. */
+async function told(play: (story: string[]) => Promise<void>): Promise<void> {
+  const story: string[] = [];
+  try {
+    await play(story);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`What happened, up to the broken promise:\n  ${story.join('\n  ')}\n${message}`, { cause: error });
+  }
+}
+
 function linkOn(ref: string): string | undefined {
   const text = github.fileAt(REPO, ref, PATH);
   const link = text === undefined ? undefined : readSetting(PATH, text, 'staticExport', 'bundleUrl');
@@ -200,17 +219,156 @@ interface DiffReport {
   gate: { passed: boolean; reason?: string };
 }
 
-async function timeline(seed: number, index: number, stats: Stats): Promise<void> {
-  const rng = random(seed);
-  // Layouts come from their own generator, so a seed plays the same events as before they were added.
-  const layouts = random(seed ^ 0x5eed);
-  // Lost answers too: the events stay those of the seed.
-  const losses = random(seed ^ 0x1057);
+// ---- A month as fast-check draws it: the team's events, each with what GitHub does to its runs. ----
+
+/** What GitHub does to one run: loses the answer of one of its first four writes, holds one write while a push (of a fresh export, laid out so) runs whole. */
+interface RunFaults {
+  lostWrite: number | null;
+  held: { write: string; layout: Layout } | null;
+}
+/** The four edits people merge into the base by hand. */
+const BASE_EDITS = ['a comment at the top', 'a note above the link', 'enabled turned off or on', 'a fresh link of production pasted by hand'] as const;
+type BaseEdit = (typeof BASE_EDITS)[number];
+/**
+ * One moment of a team's timeline, `at` minutes from its start (as drawn: after the event before it). A
+ * kind that needs an open pull request does what the generator before fast-check did when none was
+ * open: a review note (or a second "start hosting") becomes the base edit it carries, an update, merge
+ * or close does nothing.
+ */
+type MonthEvent = { at: number } & (
+  | { what: 'push'; version: number | null; layout: Layout; faults: RunFaults; hostedFaults: RunFaults }
+  | { what: 'start hosting'; faults: RunFaults; orEdit: BaseEdit }
+  | { what: 'review note'; orEdit: BaseEdit }
+  | { what: 'base edit'; edit: BaseEdit }
+  | { what: 'push to production'; layout: Layout; faults: RunFaults }
+  | { what: 'push losing pages'; faults: RunFaults }
+  | { what: 'update branch' }
+  | { what: 'merge'; method: number }
+  | { what: 'close'; proposeAgain: boolean }
+);
+/** A timeline: the link lifetime, the merge methods the repository allows, its events in order, and GitHub's faults at each night's renewal. */
+interface Month {
+  ttlHours: number;
+  methods: MergeMethod[];
+  firstLayout: Layout;
+  events: MonthEvent[];
+  nights: RunFaults[];
+}
+
+/** `arbitrary` in `chance` of the draws, null otherwise; shrinks to null. */
+function sometimes<T>(chance: number, arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | null> {
+  if (chance <= 0) return fc.constant(null);
+  if (chance >= 1) return arbitrary;
+  return fc.oneof({ withCrossShrink: true }, { weight: Math.round((1 - chance) * 1000), arbitrary: fc.constant(null) }, { weight: Math.round(chance * 1000), arbitrary });
+}
+const layoutArb = fc.constantFrom<Layout>('flat', 'nested');
+/** GitHub's faults for a run; `interleaved` for the push and renewal steps, where a second run may go between a read and a write. */
+const faultsArb = (interleaved: boolean): fc.Arbitrary<RunFaults> =>
+  fc.record({ lostWrite: sometimes(LOST_WRITES, fc.integer({ min: 0, max: 3 })), held: interleaved ? sometimes(INTERLEAVED, fc.record({ write: fc.constantFrom(...HELD_WRITES), layout: layoutArb })) : fc.constant(null) });
+const editArb = fc.constantFrom(...BASE_EDITS);
+/**
+ * How many events a timeline draws: the generator before fast-check drew a moment every 0 to 10 hours,
+ * the nightly renewal cutting one short each day (4.5 moments a day, by simulation), and 16% of them
+ * were quiet: 3.8 events a day.
+ */
+const EVENTS = Math.round(DAYS * 3.8);
+// The weights are those of that generator's roll (22% pushes, 5% the hosted-URL step, …), out of the 84% that are not quiet.
+const eventArb: fc.Arbitrary<MonthEvent> = fc
+  .tuple(
+    // Minutes after the event before it: as many events as the old generator's in the same days. Never
+    // shrunk (that would only move events earlier): an event is removed or made simpler instead.
+    fc.noShrink(fc.integer({ min: 0, max: Math.round((2 * DAYS * 24 * 60) / EVENTS) })),
+    fc.oneof(
+      { weight: 22, arbitrary: fc.record({ what: fc.constant('push' as const), version: sometimes(0.3, fc.integer({ min: 0, max: 4 })), layout: layoutArb, faults: faultsArb(true), hostedFaults: faultsArb(false) }) },
+      { weight: 5, arbitrary: fc.record({ what: fc.constant('start hosting' as const), faults: faultsArb(false), orEdit: editArb }) },
+      { weight: 13, arbitrary: fc.record({ what: fc.constant('review note' as const), orEdit: editArb }) },
+      { weight: 8, arbitrary: fc.record({ what: fc.constant('base edit' as const), edit: editArb }) },
+      { weight: 2, arbitrary: fc.record({ what: fc.constant('push to production' as const), layout: layoutArb, faults: faultsArb(false) }) },
+      { weight: 2, arbitrary: fc.record({ what: fc.constant('push losing pages' as const), faults: faultsArb(false) }) },
+      { weight: 6, arbitrary: fc.record({ what: fc.constant('update branch' as const) }) },
+      // An index into the methods the repository allows (6: the same chance for each of one, two or three).
+      { weight: 22, arbitrary: fc.record({ what: fc.constant('merge' as const), method: fc.integer({ min: 0, max: 5 }) }) },
+      { weight: 4, arbitrary: fc.record({ what: fc.constant('close' as const), proposeAgain: fc.boolean() }) }
+    )
+  )
+  .map(([gap, event]) => ({ at: gap, ...event }) as MonthEvent);
+
+const clockOf = (minutes: number) => `day ${Math.floor(minutes / 1440)} ${String(Math.floor((minutes % 1440) / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+/** What GitHub does to a run, for a person: empty when nothing. */
+function faultsText(faults: RunFaults | null): string {
+  const parts = [
+    ...(faults?.lostWrite != null ? [`GitHub loses the answer of its write ${faults.lostWrite + 1}`] : []),
+    ...(faults?.held ? [`a push (${faults.held.layout} pages) runs whole while its ${faults.held.write} waits`] : [])
+  ];
+  return parts.length > 0 ? ` [${parts.join('; ')}]` : '';
+}
+function eventText(event: MonthEvent, methods: MergeMethod[]): string {
+  const who = (() => {
+    switch (event.what) {
+      case 'push':
+        return `a person pushes (${event.layout} pages${event.version !== null ? `, version v${event.version}` : ''}); the push workflow runs${faultsText(event.faults)}${faultsText(event.hostedFaults) ? `, and its hosted-URL step if the team hosts${faultsText(event.hostedFaults)}` : ''}`;
+      case 'start hosting':
+        return `the team adds the hosted-URL step${faultsText(event.faults)} (when it already has: a review note, or with no pull request open ${event.orEdit})`;
+      case 'review note':
+        return `a reviewer commits a note on the pull request (with none open: ${event.orEdit} on main)`;
+      case 'base edit':
+        return `a person merges ${event.edit} into main`;
+      case 'push to production':
+        return `a person pushes to ${SECOND_BASE} (${event.layout} pages); its workflow runs${faultsText(event.faults)}`;
+      case 'push losing pages':
+        return `a person pushes an export that loses every page, with max-page-loss: 100%${faultsText(event.faults)}`;
+      case 'update branch':
+        return 'a person presses "Update branch"';
+      case 'merge':
+        return `a person merges the pull request (${methods[event.method % methods.length]})`;
+      case 'close':
+        return `a person closes the pull request${event.proposeAgain ? ', and the same export is pushed again' : ''}`;
+    }
+  })();
+  return `${clockOf(event.at)}  ${who}`;
+}
+// Unbiased: drawn with the weights above, as the generator before fast-check did (fast-check's bias would
+// crowd the moments near a timeline's start and pick the first link lifetime and methods most often).
+const monthArb: fc.Arbitrary<Month> = fc.noBias(
+  fc
+  .record({
+    ttlHours: fc.constantFrom(1, 6, 24, 72, 120, 168),
+    methods: fc.constantFrom<MergeMethod[]>(['merge', 'squash', 'rebase'], ['rebase'], ['squash'], ['merge'], ['squash', 'rebase']),
+    firstLayout: layoutArb,
+    // Drawn last first: fast-check shortens a list by keeping its end, here the timeline's beginning,
+    // so a shrunk timeline ends soon after its broken promise; its moments add up the gaps drawn.
+    events: fullList(eventArb, EVENTS).map((drawn) => {
+      let at = 0;
+      return [...drawn].reverse().flatMap((event) => ((at += event.at) < DAYS * 24 * 60 ? [{ ...event, at }] : []));
+    }),
+    // One per night the timeline can reach (the renewal runs at 02:00).
+    nights: fc.array(faultsArb(true), { minLength: DAYS + 1, maxLength: DAYS + 1 })
+  })
+  .map((month) =>
+    Object.assign(month, {
+      // What fast-check prints of a counterexample: one line per event, and the nights GitHub misbehaves.
+      [fc.toStringMethod]: () => {
+        const last = month.events.at(-1)?.at ?? 0;
+        const nights = month.nights.flatMap((faults, day) => (faultsText(faults) && day * 1440 + 120 <= last ? [`${clockOf(day * 1440 + 120)}  the nightly renewal${faultsText(faults)}`] : []));
+        return [`links live ${month.ttlHours}h, merges allowed: ${month.methods.join('/')}, first export's pages ${month.firstLayout}; ${month.events.length} events:`, ...month.events.map((event) => eventText(event, month.methods)), ...(nights.length ? ['nights GitHub misbehaves:', ...nights] : [])].join('\n  ');
+      }
+    })
+  )
+);
+
+/** Where the next timeline starts: after the last one ended, as GitHub's client remembers when it may write next and the clock never goes back. */
+let nextStart = T0;
+/** Timelines played so far (shrinking's included), to tell them apart in a failure. */
+let played = 0;
+
+/** Plays `month` against the emulators, checking every promise after each run; `story` gets what happened, for a person reading a failure. */
+async function timeline(month: Month, stats: Stats, story: string[]): Promise<void> {
+  const { ttlHours, methods } = month;
+  const timelineNo = ++played;
   /** Each export's page files, by the page a reader opens (`/` is always index.html). */
   const sites = new Map<string, Record<string, string>>();
   /** An export on the platform with the given pages, each laid out at random as x.html or x/index.html. */
-  function seedExport(pages: string[] = PAGES): string {
-    const layout = layouts.pick<Layout>(['flat', 'nested']);
+  function seedExport(layout: Layout, pages: string[] = PAGES): string {
     const files: Record<string, string> = { '/': 'index.html' };
     for (const page of pages) files[`/${page}`] = LAYOUTS[layout](page);
     platform.profile = { ...platform.profile, site: { pages: Object.values(files) } };
@@ -219,15 +377,12 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     sites.set(jobId, files);
     return jobId;
   }
-  // Each timeline starts after the last one ended: GitHub's client remembers when it may write next,
-  // so the clock never goes back.
-  const start = T0 + index * (DAYS + 10) * DAY;
+  const start = nextStart;
+  nextStart += (DAYS + 10) * DAY;
   moveTo(start);
-  const ttlHours = rng.pick([1, 6, 24, 72, 120, 168]);
   platform.exportJobs.clear();
-  const methods = rng.pick<MergeMethod[]>([['merge', 'squash', 'rebase'], ['rebase'], ['squash'], ['merge'], ['squash', 'rebase']]);
   github.setPolicy({ mergeMethods: methods });
-  const firstJob = seedExport();
+  const firstJob = seedExport(month.firstLayout);
   platform.linkTtlSeconds = 7 * 24 * 3600;
   const firstLink = await freshLink(firstJob);
   github.createRepo(REPO, { [PATH]: INITIAL(firstLink), 'README.md': '# deploy\n' });
@@ -242,7 +397,7 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
   const vetoed = new Set<string>(); // exports of pull requests into main closed without merging
   let mergedAt = Date.now();
   let mergedLeftMs = 7 * DAY;
-  const context = () => `seed ${seed}, day ${((Date.now() - start) / DAY).toFixed(2)}, ttl ${ttlHours}h, methods ${methods.join('/')}`;
+  const context = () => `timeline ${timelineNo}, day ${((Date.now() - start) / DAY).toFixed(2)}, ttl ${ttlHours}h, methods ${methods.join('/')}`;
 
   async function freshLink(jobId: string): Promise<string> {
     const response = await fetch(`${platform.url}/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } });
@@ -294,24 +449,28 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     });
   }
 
-  async function step(kind: string, inputs: Record<string, string>, interleave = false): Promise<void> {
+  /** One line of the story: when, and who did what. */
+  const tell = (line: string) => story.push(`${clockOf(Math.floor((Date.now() - start) / 60_000))}  ${line}`);
+
+  async function step(kind: string, inputs: Record<string, string>, faults: RunFaults): Promise<void> {
     const beforePull = openPull();
     const beforeText = beforePull ? github.fileAt(REPO, beforePull.head, PATH) : undefined;
     const beforeLink = beforePull ? linkOn(beforePull.head) : undefined;
     const started = performance.now();
-    const lose = losses.next() < LOST_WRITES;
-    if (lose) github.addFault({ kind: 'lost', operation: 'write', skip: losses.int(4) });
+    const lose = faults.lostWrite !== null;
+    if (lose) github.addFault({ kind: 'lost', operation: 'write', skip: faults.lostWrite! });
     const from = github.requests.length;
     let result: Run;
     let second: Run | undefined;
     try {
       // A second run at once (a push of a fresh export, its own workflow): it goes whole while this run's write waits at GitHub.
-      const held = interleave && losses.next() < INTERLEAVED ? losses.pick(HELD_WRITES) : undefined;
+      const held = faults.held?.write;
       const hold = held ? github.holdNext(held) : undefined;
       const first = runPublish(kind, inputs);
       if (hold && (await Promise.race([hold.reached.then(() => true), first.then(() => false)]))) {
         github.clearFaults();
-        second = await runPublish('push while another run writes', { 'job-id': (lastPushedJob = seedExport()), domain: 'docs.example.com' });
+        second = await runPublish('push while another run writes', { 'job-id': (lastPushedJob = seedExport(faults.held!.layout)), domain: 'docs.example.com' });
+        tell(`  meanwhile, while its ${held} waited at GitHub, a push of ${lastPushedJob} ran whole: ${runText(second)}`);
         if (process.env.TIMELINE_DEBUG) console.log(`held ${held} of ${kind}; the push that went meanwhile:\n${second.log}`);
         stats.interleaved[held!] = (stats.interleaved[held!] ?? 0) + 1;
         stats.runs += 1;
@@ -339,6 +498,7 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
     }
     if (process.env.TIMELINE_DEBUG) console.log(`${kind} ${(performance.now() - started).toFixed(0)} ms code ${result.code}\n${result.log}`);
     stats.runs += 1;
+    tell(`  the ${kind} run${lose ? ` (GitHub lost the answer of its write ${faults.lostWrite! + 1})` : ''}: ${runText(result)}`);
     checkMovedPages(kind, result);
     const error = result.log.split('\n').find((line) => line.startsWith('::error::'));
     const pull = openPull();
@@ -405,55 +565,66 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
   }
 
   /** The hosted-URL step: the kept archive of `jobId`, uploaded to the team's storage, then proposed by its URL. */
-  async function hostedStep(jobId: string): Promise<void> {
+  async function hostedStep(jobId: string, faults: RunFaults): Promise<void> {
     const archive = bundleFormats['tar.gz'].build(siteFiles(DOMAIN, { pages: Object.values(sites.get(jobId)!) }));
     files.files.set(`/bundles/${jobId}/bundle.tar.gz`, archive);
     writeFileSync(join(workspace, 'bundle.tar.gz'), archive);
-    await step('hosted', { 'bundle-url-template': hostedTemplate, 'job-id': jobId, 'archive-path': 'bundle.tar.gz' });
+    await step('hosted', { 'bundle-url-template': hostedTemplate, 'job-id': jobId, 'archive-path': 'bundle.tar.gz' }, faults);
   }
 
-  const end = start + DAYS * DAY;
   let nextNightly = start + 2 * HOUR;
-  while (now < end) {
-    // The next event: the nightly renewal, or something people do in between.
-    moveTo(Math.max(Date.now(), now + Math.min(nextNightly - now, 1 + rng.int(10 * HOUR))));
-    checkProduction();
-    if (now >= nextNightly) {
+  /** The nightly renewals due by `t`, each with GitHub's faults of its night. */
+  async function nightliesUntil(t: number): Promise<void> {
+    while (nextNightly <= t) {
+      moveTo(Math.max(Date.now(), nextNightly));
+      checkProduction();
+      const faults = month.nights[Math.round((nextNightly - start - 2 * HOUR) / DAY)]!;
       nextNightly += DAY;
-      await step('renewal', { 'job-id': 'auto', 'min-validity': '72h', domain: 'docs.example.com' }, true);
-      continue;
+      tell(`the nightly renewal${faultsText(faults)}`);
+      await step('renewal', { 'job-id': 'auto', 'min-validity': '72h', domain: 'docs.example.com' }, faults);
     }
+  }
+  // The timeline ends with its last event: a shrunk one is as short as the events that break a promise.
+  for (const event of month.events) {
+    await nightliesUntil(start + event.at * 60_000);
+    moveTo(Math.max(Date.now(), start + event.at * 60_000));
+    checkProduction();
     const pull = openPull();
-    const roll = rng.next();
-    if (roll < 0.22) {
+    // A review note (or a second "start hosting") with no pull request open is the base edit it carries.
+    const what = event.what === 'start hosting' && hosting ? (pull ? 'review note' : 'base edit') : event.what === 'review note' && !pull ? 'base edit' : event.what;
+    if (event.what === 'push') {
       // A push: the platform exports it; the push workflow proposes it, perhaps with a version.
-      lastPushedJob = seedExport();
-      await step('push', { 'job-id': lastPushedJob, domain: 'docs.example.com', ...(rng.next() < 0.3 ? { version: `v${rng.int(5)}` } : {}) }, true);
-      if (hosting) await hostedStep(lastPushedJob);
-    } else if (roll < 0.27 && !hosting) {
+      lastPushedJob = seedExport(event.layout);
+      tell(`a person pushes ${lastPushedJob} (${event.layout} pages)${faultsText(event.faults)}`);
+      await step('push', { 'job-id': lastPushedJob, domain: 'docs.example.com', ...(event.version !== null ? { version: `v${event.version}` } : {}) }, event.faults);
+      if (hosting) await hostedStep(lastPushedJob, event.hostedFaults);
+    } else if (event.what === 'start hosting' && what === 'start hosting') {
       // The team starts hosting the bundle: the push workflow gains the hosted-URL step.
       hosting = true;
-      await hostedStep(lastPushedJob);
-    } else if (roll < 0.4 && pull) {
-      const line = `# reviewed ${++note} (seed ${seed})`;
+      tell(`the team adds the hosted-URL step, for ${lastPushedJob}${faultsText(event.faults)}`);
+      await hostedStep(lastPushedJob, event.faults);
+    } else if (what === 'review note' && pull) {
+      const line = `# reviewed ${++note} (timeline ${timelineNo})`;
       const text = github.fileAt(REPO, pull.head, PATH)!;
       github.commitOnBranch(REPO, pull.head, { [PATH]: `${text}${line}\n` }, `Review note ${note}`);
       personLines.add(line);
-    } else if (roll < 0.48) {
+      tell(`a reviewer commits "${line}" on pull request #${pull.number}`);
+    } else if (what === 'base edit') {
       // Another change to the file merged into the base: at its top, or next to the action's lines, or on them.
+      const where = event.what === 'base edit' ? event.edit : (event as { orEdit: BaseEdit }).orEdit;
       const text = github.fileAt(REPO, 'main', PATH)!;
-      const where = rng.int(4);
       stats.baseEdits += 1;
-      if (where === 0) {
-        const line = `# base change ${++note} (seed ${seed})`;
+      tell(`a person merges ${where} into main`);
+      if (where === 'a comment at the top') {
+        const line = `# base change ${++note} (timeline ${timelineNo})`;
         github.commitOnBranch(REPO, 'main', { [PATH]: `${line}\n${text}` }, `Base change ${note}`);
         baseLines.add(line);
-      } else if (where === 1) {
+      } else if (where === 'a note above the link') {
         // A comment right above the link, inside the block.
-        const line = `  # base note ${++note} (seed ${seed})`;
+        const line = `  # base note ${++note} (timeline ${timelineNo})`;
         github.commitOnBranch(REPO, 'main', { [PATH]: text.replace(/^( *bundleUrl:)/m, `${line}\n$1`) }, `Base note ${note}`);
         baseLines.add(line);
-      } else if (where === 2) {
+      } else if (where === 'enabled turned off or on') {
         // Someone turns the static export off (or on) on the base, beside the link.
         const turned = /enabled: true/.test(text) ? text.replace('enabled: true', 'enabled: false') : text.replace('enabled: false', 'enabled: true');
         github.commitOnBranch(REPO, 'main', { [PATH]: turned }, 'Turn the static export off (or on) by hand');
@@ -468,27 +639,31 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
           mergedLeftMs = (linkExpiry(pasted)?.getTime() ?? Number.POSITIVE_INFINITY) - Date.now();
         }
       }
-    } else if (roll < 0.5) {
+    } else if (event.what === 'push to production') {
       // A push into the second base (another cluster's values on another branch): its own pull request.
       stats.secondBase += 1;
-      const job = seedExport();
-      await step('push to production', { 'job-id': job, domain: 'docs.example.com', 'base-branch': SECOND_BASE });
-    } else if (roll < 0.52) {
+      const job = seedExport(event.layout);
+      tell(`a person pushes ${job} to ${SECOND_BASE}${faultsText(event.faults)}`);
+      await step('push to production', { 'job-id': job, domain: 'docs.example.com', 'base-branch': SECOND_BASE }, event.faults);
+    } else if (event.what === 'push losing pages') {
       // An export that loses pages, accepted by a person with max-page-loss: 100%; later renewals of it are not judged again.
       stats.acceptedLosses += 1;
-      lastPushedJob = seedExport([]);
-      await step('push losing pages', { 'job-id': lastPushedJob, domain: 'docs.example.com', 'max-page-loss': '100%' });
-    } else if (roll < 0.58 && pull) {
+      lastPushedJob = seedExport('flat', []);
+      tell(`a person pushes ${lastPushedJob}, which loses every page, with max-page-loss: 100%${faultsText(event.faults)}`);
+      await step('push losing pages', { 'job-id': lastPushedJob, domain: 'docs.example.com', 'max-page-loss': '100%' }, event.faults);
+    } else if (event.what === 'update branch' && pull) {
       try {
         github.updateBranch(REPO, pull.number);
+        tell(`a person presses "Update branch" on pull request #${pull.number}`);
       } catch {
         // nothing new on the base, or a conflict: the button is not there
       }
-    } else if (roll < 0.8 && pull) {
-      const method = rng.pick(methods);
+    } else if (event.what === 'merge' && pull) {
+      const method = methods[event.method % methods.length]!;
       const link = linkOn(pull.head);
       try {
         github.mergePull(REPO, pull.number, method);
+        tell(`a person merges pull request #${pull.number} (${method})`);
         stats.merges += 1;
         mergedAt = Date.now();
         const expiry = link ? linkExpiry(link) : undefined;
@@ -496,18 +671,21 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
         for (const line of personLines) baseLines.add(line);
         personLines.clear();
       } catch {
+        tell(`GitHub refuses a person's ${method} merge of pull request #${pull.number}`);
         stats.refusedMerges += 1; // e.g. a rebase over an "Update branch" merge: the next run makes it mergeable
       }
-    } else if (roll < 0.84 && pull) {
+    } else if (event.what === 'close' && pull) {
       // Closed without merging: a person's no to that export.
       const closedJob = jobIdFromLink(linkOn(pull.head) ?? '');
       if (closedJob && closedJob !== jobIdFromLink(linkOn('main') ?? '')) vetoed.add(closedJob);
       github.closePull(REPO, pull.number);
+      tell(`a person closes pull request #${pull.number} (${closedJob}) without merging`);
       stats.closed += 1;
       personLines.clear();
       // The same export proposed again: nothing opens, and the run says why.
-      if (closedJob && vetoed.has(closedJob) && rng.next() < 0.5) {
+      if (closedJob && vetoed.has(closedJob) && event.proposeAgain) {
         const again = await runPublish('push again', { 'job-id': closedJob, domain: 'docs.example.com' });
+        tell(`  the same export pushed again: ${runText(again)}`);
         stats.runs += 1;
         expect({ context: context(), code: again.code, opened: openPull() === undefined, said: again.log.includes(`::notice::Export ${closedJob} was proposed in pull request #${pull.number}`) }).toEqual({ context: context(), code: 0, opened: true, said: true });
         stats.vetoesHeld += 1;
@@ -520,13 +698,13 @@ async function timeline(seed: number, index: number, stats: Stats): Promise<void
 describe('a team\'s months with one values file', () => {
   it(`${TIMELINES} random timelines of ${DAYS} days keep every promise`, async () => {
     const stats: Stats = { timelines: 0, runs: 0, merges: 0, refusedMerges: 0, guardFailures: 0, baseEdits: 0, closed: 0, vetoesHeld: 0, secondBase: 0, acceptedLosses: 0, layoutChanges: 0, pagesMoved: 0, lostWrites: {}, interleaved: {} };
-    for (let i = 0; i < TIMELINES; i++) await timeline(SEED + i, i, stats);
+    await checkProperty(monthArb, (month) => told((story) => timeline(month, stats, story)), { ...MONTHS, testName: 'random timelines of', shrinkMs: SHRINK_MS });
     console.log(
       `timelines: ${stats.timelines}, runs: ${stats.runs}, merges: ${stats.merges} (${stats.refusedMerges} refused by GitHub before a run made the branch linear), guard failures: ${stats.guardFailures}, ` +
         `base edits: ${stats.baseEdits}, closed without merging: ${stats.closed} (${stats.vetoesHeld} re-runs of the closed export opened nothing), pushes into ${SECOND_BASE}: ${stats.secondBase}, losses accepted: ${stats.acceptedLosses}, ` +
         `layout changes compared: ${stats.layoutChanges} (${stats.pagesMoved} pages moved, none added, removed or changed), ` +
         `runs with a write's answer lost: ${Object.values(stats.lostWrites).reduce((a, b) => a + b, 0)} (${JSON.stringify(stats.lostWrites)}), ` +
-        `pushes run whole while another run's write waited: ${Object.values(stats.interleaved).reduce((a, b) => a + b, 0)} (${JSON.stringify(stats.interleaved)}), seeds ${SEED}..${SEED + TIMELINES - 1}`
+        `pushes run whole while another run's write waited: ${Object.values(stats.interleaved).reduce((a, b) => a + b, 0)} (${JSON.stringify(stats.interleaved)}), seed ${SEED}`
     );
     expect(stats.runs).toBeGreaterThan(TIMELINES * DAYS);
     // The layout check ran: exports of both layouts were compared.
@@ -562,16 +740,72 @@ interface HolidayStats {
   lostMerges: number;
 }
 
-async function holidayTimeline(seed: number, start: number, autoMerge: boolean, stats: HolidayStats): Promise<void> {
-  const rng = random(seed);
-  // Lost answers of writes, from a generator of their own: the events stay those of the seed.
-  const losses = random(seed ^ 0x1057);
+/** GitHub's faults for one run of a holiday timeline: the answer of one of its first four writes lost, and (with auto-merge) the answer of its merge. */
+interface HolidayFaults {
+  lostWrite: number | null;
+  lostMerge: boolean;
+}
+/** A push: when (minutes from the start), how long its reviewer takes, the merge method they pick (an index into those allowed), GitHub's faults. */
+interface HolidayPush {
+  at: number;
+  reviewMinutes: number;
+  method: number;
+  faults: HolidayFaults;
+}
+/** A night's renewal: GitHub's faults, and how long a person takes over the renewal it proposes (without auto-merge). */
+interface HolidayNight {
+  reviewMinutes: number;
+  method: number;
+  faults: HolidayFaults;
+}
+interface Holiday {
+  ttlHours: number;
+  methods: MergeMethod[];
+  /** The day the two weeks away begin, and how long after their end the reviewer is back. */
+  holidayDay: number;
+  backMinutes: number;
+  pushes: HolidayPush[];
+  nights: HolidayNight[];
+}
+const holidayFaultsArb = fc.record({ lostWrite: sometimes(LOST_WRITES, fc.integer({ min: 0, max: 3 })), lostMerge: sometimes(LOST_WRITES, fc.constant(true)).map((lost) => lost === true) });
+const reviewArb = fc.integer({ min: 0, max: 14 * 1440 });
+/** The generator before fast-check pushed 1 hour to 4 days after the last push (about 2 days apart): as many pushes, at moments of their own. */
+const HOLIDAY_PUSHES = Math.max(1, Math.round(HOLIDAY_DAYS / 2.04));
+const holidayArb: fc.Arbitrary<Holiday> = fc.noBias(
+  fc
+  .record({
+    ttlHours: fc.constantFrom(72, 120, 168),
+    methods: fc.constantFrom<MergeMethod[]>(['merge', 'squash', 'rebase'], ['rebase'], ['squash'], ['merge'], ['squash', 'rebase']),
+    // The holiday starts after the first week, and ends five days before the timeline does (when it is long enough).
+    holidayDay: fc.integer({ min: Math.min(7, Math.max(0, HOLIDAY_DAYS - 21)), max: Math.max(Math.min(7, Math.max(0, HOLIDAY_DAYS - 21)) + 1, HOLIDAY_DAYS - 19) - 1 }),
+    backMinutes: fc.integer({ min: 0, max: 1439 }),
+    pushes: fullList(fc.record({ at: fc.noShrink(fc.integer({ min: 0, max: HOLIDAY_DAYS * 1440 - 1 })), reviewMinutes: reviewArb, method: fc.integer({ min: 0, max: 5 }), faults: holidayFaultsArb }), HOLIDAY_PUSHES).map((pushes) => [...pushes].sort((a, b) => a.at - b.at)),
+    nights: fc.array(fc.record({ reviewMinutes: reviewArb, method: fc.integer({ min: 0, max: 5 }), faults: holidayFaultsArb }), { minLength: HOLIDAY_DAYS + 1, maxLength: HOLIDAY_DAYS + 1 })
+  })
+  .map((holiday) =>
+    Object.assign(holiday, {
+      [fc.toStringMethod]: () => {
+        const faults = (f: HolidayFaults) => [...(f.lostWrite !== null ? [`GitHub loses the answer of write ${f.lostWrite + 1}`] : []), ...(f.lostMerge ? ['GitHub loses the answer of its merge'] : [])].join('; ');
+        return [
+          `links live ${holiday.ttlHours}h, merges allowed: ${holiday.methods.join('/')}, away from day ${holiday.holidayDay} to day ${holiday.holidayDay + 14} (back ${holiday.backMinutes} minutes later); ${holiday.pushes.length} pushes:`,
+          ...holiday.pushes.map((push) => `${clockOf(push.at)}  a person pushes; its reviewer takes ${(push.reviewMinutes / 1440).toFixed(1)} days and merges by ${holiday.methods[push.method % holiday.methods.length]}${faults(push.faults) ? ` [${faults(push.faults)}]` : ''}`),
+          'nights GitHub misbehaves:',
+          ...holiday.nights.flatMap((night, day) => (faults(night.faults) ? [`${clockOf(day * 1440 + 197)}  the nightly renewal [${faults(night.faults)}]`] : []))
+        ].join('\n  ');
+      }
+    })
+  )
+);
+
+async function holidayTimeline(holiday: Holiday, autoMerge: boolean, stats: HolidayStats, story: string[]): Promise<void> {
+  const timelineNo = ++played;
+  const start = nextStart;
+  nextStart += (HOLIDAY_DAYS + 10) * DAY;
   moveTo(start);
-  const repo = `acme/holiday-${seed}-${autoMerge ? 'auto' : 'person'}`;
+  const repo = `acme/holiday-${timelineNo}-${autoMerge ? 'auto' : 'person'}`;
   // Links of three to seven days: a platform that signs its links for S3's longest, or less.
-  const ttlHours = rng.pick([72, 120, 168]);
+  const { ttlHours, methods } = holiday;
   platform.exportJobs.clear();
-  const methods = rng.pick<MergeMethod[]>([['merge', 'squash', 'rebase'], ['rebase'], ['squash'], ['merge'], ['squash', 'rebase']]);
   github.setPolicy({ mergeMethods: methods });
   const seedJob = () => platform.seedExportJob({ domain: DOMAIN, createdAt: Date.now() });
   platform.linkTtlSeconds = ttlHours * 3600;
@@ -579,27 +813,26 @@ async function holidayTimeline(seed: number, start: number, autoMerge: boolean, 
   const firstLink = (await (await fetch(`${platform.url}/v1/static-export/jobs/${first}/bundle`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } })).json()) as { bundleUrl: string };
   // Production serves the site from the start (enabled: true): with enabled: false there is nothing to keep alive, and nothing to guard.
   github.createRepo(repo, { [PATH]: INITIAL(firstLink.bundleUrl).replace('enabled: false', 'enabled: true'), 'README.md': '# deploy\n' });
-  // The holiday starts after the first week, and ends five days before the timeline does (when it is long enough).
-  const earliest = Math.min(7, Math.max(0, HOLIDAY_DAYS - 21));
-  const latest = Math.max(earliest + 1, HOLIDAY_DAYS - 19);
-  const holidayStart = start + (earliest + rng.int(latest - earliest)) * DAY;
+  const holidayStart = start + holiday.holidayDay * DAY;
   const holidayEnd = holidayStart + 14 * DAY;
   const onHoliday = (t: number) => t >= holidayStart && t < holidayEnd;
-  const context = () => `seed ${seed}, ${autoMerge ? 'auto-merge' : 'people merge'}, day ${((Date.now() - start) / DAY).toFixed(2)}, ttl ${ttlHours}h, methods ${methods.join('/')}, holiday days ${(holidayStart - start) / DAY}..${(holidayEnd - start) / DAY}`;
+  const context = () => `timeline ${timelineNo}, ${autoMerge ? 'auto-merge' : 'people merge'}, day ${((Date.now() - start) / DAY).toFixed(2)}, ttl ${ttlHours}h, methods ${methods.join('/')}, holiday days ${(holidayStart - start) / DAY}..${(holidayEnd - start) / DAY}`;
   const mainLink = () => readSetting(PATH, github.fileAt(repo, 'main', PATH)!, 'staticExport', 'bundleUrl') as string;
   const failedNights: number[] = [];
   /** The moment production's link was found expired, once per link. */
   const expired = new Map<string, number>();
-  /** When the reviewer of the open content pull request is done with it. */
+  /** When the reviewer of the open content pull request is done with it, and the merge method they pick. */
   let reviewDone: number | undefined;
+  let reviewMethod = 0;
+  const tell = (line: string) => story.push(`${clockOf(Math.floor((Date.now() - start) / 60_000))}  ${line}`);
 
   const inputs = (extra: Record<string, string>) => ({ 'config-repository': repo, domain: DOMAIN, ...(autoMerge ? { 'auto-merge': 'renewals' } : {}), ...extra });
-  async function runStep(kind: 'push' | 'nightly', extra: Record<string, string>): Promise<void> {
+  async function runStep(kind: 'push' | 'nightly', extra: Record<string, string>, faults: HolidayFaults): Promise<void> {
     const deployedJob = jobIdFromLink(mainLink());
     const started = performance.now();
-    if (losses.next() < LOST_WRITES) github.addFault({ kind: 'lost', operation: 'write', skip: losses.int(4) });
+    if (faults.lostWrite !== null) github.addFault({ kind: 'lost', operation: 'write', skip: faults.lostWrite });
     // The merge of a renewal too, which comes after more writes than the first four.
-    if (autoMerge && losses.next() < LOST_WRITES) github.addFault({ kind: 'lost', operation: 'pulls.merge' });
+    if (autoMerge && faults.lostMerge) github.addFault({ kind: 'lost', operation: 'pulls.merge' });
     const from = github.requests.length;
     let result: Run;
     try {
@@ -612,6 +845,7 @@ async function holidayTimeline(seed: number, start: number, autoMerge: boolean, 
     if (lost.some((request) => request.method === 'PUT' && request.path.endsWith('/merge'))) stats.lostMerges += 1;
     if (process.env.TIMELINE_DEBUG) console.log(`${kind} ${(performance.now() - started).toFixed(0)} ms code ${result.code}\n${result.log}`);
     stats.runs += 1;
+    tell(`the ${kind} run${lost.length > 0 ? ` (GitHub lost the answer of ${lost.map((request) => `${request.method} ${request.path.replace(/^\/repos\/[^/]+\/[^/]+/, '')}`).join(', ')})` : ''}: ${runText(result)}`);
     const error = result.log.split('\n').find((line) => line.startsWith('::error::'));
     if (result.code !== 0) {
       expect({ context: context(), kind, error }).toEqual({ context: context(), kind, error: expect.stringMatching(/^::error::Production's link in deploy\/values\.yaml on main .* Merge pull request #\d+/) });
@@ -647,39 +881,54 @@ async function holidayTimeline(seed: number, start: number, autoMerge: boolean, 
     if (!open) return;
     const proposed = readSetting(PATH, github.fileAt(repo, open.head, PATH)!, 'staticExport', 'bundleUrl') as string;
     const renewal = jobIdFromLink(proposed) === jobIdFromLink(mainLink());
+    const method = methods[reviewMethod % methods.length]!;
     try {
-      github.mergePull(repo, open.number, rng.pick(methods));
+      github.mergePull(repo, open.number, method);
     } catch {
+      tell(`GitHub refuses the reviewer's ${method} merge of pull request #${open.number}`);
       return; // refused by GitHub (a rebase over a merge): the next run makes it mergeable again
     }
+    tell(`a person merges ${renewal ? 'the renewal' : 'the content'} in pull request #${open.number} (${method})`);
     stats.personMerges += 1;
     if (renewal) stats.personMergesOfRenewals += 1;
   }
 
   const end = start + HOLIDAY_DAYS * DAY;
   let nextNightly = start + 3 * HOUR + 17 * 60_000;
-  let nextPush = start + rng.int(3 * DAY);
+  /** The pushes still to come, and the last run's night or push (whose reviewer takes a renewal proposed meanwhile). */
+  const pushes = [...holiday.pushes];
+  let lastReviewer: { reviewMinutes: number; method: number } = holiday.nights[0]!;
+  const nextPush = () => (pushes[0] ? start + pushes[0].at * 60_000 : Number.POSITIVE_INFINITY);
   while (Date.now() < end) {
     // The next event, an hour at most away so that production is looked at every hour.
-    const next = Math.min(nextNightly, nextPush, reviewDone ?? Number.POSITIVE_INFINITY, Date.now() + HOUR);
+    const next = Math.min(nextNightly, nextPush(), reviewDone ?? Number.POSITIVE_INFINITY, Date.now() + HOUR);
     // Production's link between two looks: an expiry in between counts from its own moment.
     moveTo(Math.max(Date.now(), next));
     checkProduction();
     if (Date.now() >= nextNightly) {
+      const night = holiday.nights[Math.floor((nextNightly - start) / DAY)]!;
       nextNightly += DAY;
-      await runStep('nightly', { 'job-id': 'auto', 'min-validity': '72h' });
-    } else if (Date.now() >= nextPush) {
-      nextPush = Date.now() + HOUR + rng.int(4 * DAY);
+      lastReviewer = night;
+      await runStep('nightly', { 'job-id': 'auto', 'min-validity': '72h' }, night.faults);
+    } else if (Date.now() >= nextPush()) {
+      const push = pushes.shift()!;
       stats.pushes += 1;
-      await runStep('push', { 'job-id': seedJob() });
+      lastReviewer = push;
+      await runStep('push', { 'job-id': seedJob() }, push.faults);
       // A person reviews the new content: 0 to 14 days, and nobody merges on holiday.
-      if (reviewDone === undefined) reviewDone = Date.now() + rng.int(14 * DAY + 1);
+      if (reviewDone === undefined) {
+        reviewDone = Date.now() + push.reviewMinutes * 60_000;
+        reviewMethod = push.method;
+      }
     } else if (reviewDone !== undefined && Date.now() >= reviewDone) {
-      if (onHoliday(Date.now())) reviewDone = holidayEnd + rng.int(DAY);
+      if (onHoliday(Date.now())) reviewDone = holidayEnd + holiday.backMinutes * 60_000;
       else personMerges();
     }
     // Without auto-merge, people merge the renewals too, when their review of the last one is done.
-    if (!autoMerge && reviewDone === undefined && github.pulls(repo).some((pull) => pull.state === 'open')) reviewDone = Date.now() + rng.int(14 * DAY + 1);
+    if (!autoMerge && reviewDone === undefined && github.pulls(repo).some((pull) => pull.state === 'open')) {
+      reviewDone = Date.now() + lastReviewer.reviewMinutes * 60_000;
+      reviewMethod = lastReviewer.method;
+    }
   }
   for (const pull of github.pulls(repo)) if (pull.merged && pull.mergedBy !== 'person') stats.actionMerges += 1;
   // Expired minutes: from each expiry to the merge that replaced the link, or to the end.
@@ -700,20 +949,30 @@ function nextReplacement(repo: string, at: number): number | undefined {
 
 describe(`${HOLIDAY_DAYS} days with reviewers of 0 to 14 days and a two-week holiday`, () => {
   const blank = (): HolidayStats => ({ timelines: 0, runs: 0, pushes: 0, personMerges: 0, personMergesOfRenewals: 0, actionMerges: 0, expiredMinutes: 0, expiries: 0, toldADayAhead: 0, failedScheduledRuns: 0, lostWrites: 0, lostMerges: 0 });
-  // After the timelines above: GitHub's client remembers when it may write next, so the clock never goes back.
-  // The second test's timelines come after all of the first's.
-  const startOf = (i: number, mode: number) => T0 + (TIMELINES * (DAYS + 10) + (mode * HOLIDAY_TIMELINES + i) * (HOLIDAY_DAYS + 10)) * DAY;
+  const add = (total: HolidayStats, one: HolidayStats) => {
+    for (const key of Object.keys(total) as (keyof HolidayStats)[]) total[key] += one[key];
+  };
+  const HOLIDAYS = { runs: 1, runsVar: 'HOLIDAY_TIMELINES', seed: MONTHS.seed, seedVar: 'TIMELINE_SEED', file: MONTHS.file, knobs: KNOBS, shrinkMs: SHRINK_MS };
   const report = (what: string, stats: HolidayStats) =>
     console.log(
       `${what}: timelines ${stats.timelines} × ${HOLIDAY_DAYS} days, runs ${stats.runs}, pushes ${stats.pushes}, merges by a person ${stats.personMerges} (of renewals: ${stats.personMergesOfRenewals}), ` +
-        `merges by the action ${stats.actionMerges}, expiries ${stats.expiries} (${stats.expiredMinutes} expired minutes; told a day ahead: ${stats.toldADayAhead}), failed scheduled runs ${stats.failedScheduledRuns}, runs with a write's answer lost ${stats.lostWrites} (merges: ${stats.lostMerges}), seeds ${SEED}..${SEED + HOLIDAY_TIMELINES - 1}`
+        `merges by the action ${stats.actionMerges}, expiries ${stats.expiries} (${stats.expiredMinutes} expired minutes; told a day ahead: ${stats.toldADayAhead}), failed scheduled runs ${stats.failedScheduledRuns}, runs with a write's answer lost ${stats.lostWrites} (merges: ${stats.lostMerges}), seed ${SEED}`
     );
 
   it(`with auto-merge: renewals, ${HOLIDAY_TIMELINES} timelines: production's link never expires, no person merges a renewal, every content change is merged by a person`, async () => {
     const stats = blank();
-    for (let i = 0; i < HOLIDAY_TIMELINES; i++) await holidayTimeline(SEED + i, startOf(i, 0), true, stats);
+    await checkProperty(
+      holidayArb,
+      (holiday) =>
+        told(async (story) => {
+          const one = blank();
+          await holidayTimeline(holiday, true, one, story);
+          add(stats, one);
+          expect({ expiredMinutes: one.expiredMinutes, personMergesOfRenewals: one.personMergesOfRenewals }).toEqual({ expiredMinutes: 0, personMergesOfRenewals: 0 });
+        }),
+      { ...HOLIDAYS, testName: 'with auto-merge: renewals' }
+    );
     report('auto-merge: renewals', stats);
-    expect({ expiredMinutes: stats.expiredMinutes, personMergesOfRenewals: stats.personMergesOfRenewals }).toEqual({ expiredMinutes: 0, personMergesOfRenewals: 0 });
     // The timelines did what they are for: people merged content, and the action merged renewals.
     expect(stats.personMerges).toBeGreaterThan(0);
     expect(stats.actionMerges).toBeGreaterThan(0);
@@ -721,9 +980,17 @@ describe(`${HOLIDAY_DAYS} days with reviewers of 0 to 14 days and a two-week hol
 
   it(`without it, ${HOLIDAY_TIMELINES} timelines: every expiry is preceded by a failed scheduled run a day ahead`, async () => {
     const stats = blank();
-    for (let i = 0; i < HOLIDAY_TIMELINES; i++) await holidayTimeline(SEED + i, startOf(i, 1), false, stats);
+    await checkProperty(
+      holidayArb,
+      (holiday) =>
+        told(async (story) => {
+          const one = blank();
+          await holidayTimeline(holiday, false, one, story);
+          add(stats, one);
+          expect({ toldADayAhead: one.toldADayAhead, actionMerges: one.actionMerges }).toEqual({ toldADayAhead: one.expiries, actionMerges: 0 });
+        }),
+      { ...HOLIDAYS, testName: 'without it, ' }
+    );
     report('people merge', stats);
-    expect(stats.toldADayAhead).toBe(stats.expiries);
-    expect(stats.actionMerges).toBe(0);
   }, 1_800_000);
 });
