@@ -53,8 +53,7 @@ const nightly = (extra: Record<string, string> = {}) => ({
   'api-key': DEFAULT_API_KEY,
   'api-url': platform.url,
   domain: DOMAIN,
-  'job-id': 'auto',
-  'min-validity': '72h',
+  'renew-within': '72h',
   'config-path': PATH,
   'github-token': TOKEN,
   'auto-merge': 'renewals',
@@ -101,7 +100,7 @@ describe('renewals that merge themselves, through dist/', () => {
   }, 60_000);
 
   it('renews production apart from a content pull request that waits for review, then rebuilds that one on the new base with its export and a reviewer\'s line', async () => {
-    // 60 hours: within min-validity, so due; beyond the guard's two days, so the push run does not fail.
+    // 60 hours: within renew-within, so due; beyond the guard's two days, so the push run does not fail.
     const { repo, jobId } = await production(60);
     const content = await proposeContent(repo);
     const note = '# reviewed by ops: the new pages read well\n';

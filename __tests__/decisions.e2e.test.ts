@@ -94,7 +94,7 @@ describe('a change on the base next to the action\'s lines is never a conflict',
 
     // The proposed link is a week from expiry: nothing to renew, but the pull request must stay mergeable.
     const requests = platform.requests.length;
-    const renewal = await run({ 'job-id': 'auto', 'min-validity': '72h' });
+    const renewal = await run({ 'renew-within': '72h' });
     expect(renewal.code).toBe(0);
     expect(renewal.outputs.skipped).toBe('true');
     expect(renewal.log).toContain(`The base moved under pull request #${number}: rebuilt it on main's current file`);
@@ -160,7 +160,7 @@ describe('a proposal belongs to one base', () => {
 describe("people's decisions stand", () => {
   it('an export whose page loss a person accepted is renewed without downloading either bundle, and without the gate', async () => {
     github.createRepo(REPO, { [PATH]: values((await exported({ pages: pageFiles(10) })).link) });
-    platform.linkTtlSeconds = 3600; // the proposed link is due at once for a 72h min-validity
+    platform.linkTtlSeconds = 3600; // the proposed link is due at once for a 72h renew-within
     const halved = await exported({ pages: pageFiles(5) });
     const accepted = await push(halved.jobId, { 'max-page-loss': '100%' });
     expect(accepted.code).toBe(0);
@@ -170,7 +170,7 @@ describe("people's decisions stand", () => {
     const downloads = platform.requests.filter((request) => request.route === 'download').length;
     // The renewal's fresh link lives a week: another link than the hour-long one, even within the same second.
     platform.linkTtlSeconds = 7 * 24 * 3600;
-    const renewal = await run({ 'job-id': 'auto', 'min-validity': '72h' });
+    const renewal = await run({ 'renew-within': '72h' });
     expect(renewal.code).toBe(0);
     expect(renewal.log).toContain(`Export ${halved.jobId} is the one pull request #${accepted.outputs['pull-request-number']} proposes: it passed the content gate then`);
     expect(platform.requests.filter((request) => request.route === 'download').length).toBe(downloads);

@@ -46,7 +46,7 @@ async function production(leftHours: number): Promise<{ repo: string; jobId: str
 const common = { 'api-key': DEFAULT_API_KEY, domain: DOMAIN, 'config-path': PATH, 'github-token': TOKEN, ...QUICK_POLLS };
 const env = (repo: string, event: string) => ({ GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: event });
 /** The README's nightly workflow, with auto-merge: renewals. */
-const nightlyInputs = () => ({ ...common, 'api-url': platform.url, 'job-id': 'auto', 'min-validity': '72h', 'auto-merge': 'renewals' });
+const nightlyInputs = () => ({ ...common, 'api-url': platform.url, 'renew-within': '72h', 'auto-merge': 'renewals' });
 /** The README's push workflow: a new export proposed for review. */
 const pushInputs = (jobId: string) => ({ ...common, 'api-url': platform.url, 'job-id': jobId });
 

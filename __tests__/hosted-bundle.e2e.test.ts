@@ -215,7 +215,7 @@ describe('bundle-url-template with a plain static file server', () => {
     github.commitOnBranch(REPO, 'main', { 'deploy/values.yaml': github.fileAt(REPO, pull.head, 'deploy/values.yaml')! }, 'merge');
     github.requests.length = 0;
     files.requests.length = 0;
-    const renewal = await proposeHosted(template, 'auto', { 'min-validity': '72h' });
+    const renewal = await proposeHosted(template, 'auto', { 'renew-within': '72h' });
     expect(renewal.code).toBe(0);
     expect(renewal.outputs.skipped).toBe('true');
     expect(renewal.outputs['expires-at']).toBe('never');

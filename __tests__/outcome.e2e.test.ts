@@ -46,7 +46,7 @@ async function production(leftHours: number, enabled = true): Promise<{ repo: st
 
 const step = (extra: Record<string, string>) => ({ 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: DOMAIN, 'config-path': PATH, 'github-token': TOKEN, ...QUICK_POLLS, ...extra });
 /** The README's nightly step (a renewal when due), with `extra` inputs. */
-const nightly = (extra: Record<string, string> = {}) => step({ 'job-id': 'auto', 'min-validity': '72h', ...extra });
+const nightly = (extra: Record<string, string> = {}) => step({ 'renew-within': '72h', ...extra });
 const throughDist = (repo: string, inputs: Record<string, string>, event = 'schedule') => runAction('dist/index.js', inputs, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: event });
 
 /** A push run proposes a new export: the content pull request a person reviews. */

@@ -42,7 +42,7 @@ const weekLink = (jobId: string, leftMs: number) => presignedLink(platform, jobI
 const nightly = (extra: Record<string, string> = {}) =>
   runInProcess(
     publish,
-    { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, 'job-id': 'auto', 'min-validity': '72h', ...QUICK_POLLS, ...extra },
+    { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, 'renew-within': '72h', ...QUICK_POLLS, ...extra },
     { GITHUB_EVENT_NAME: 'schedule', GITHUB_REPOSITORY: REPO }
   );
 const openPull = () => github.pulls(REPO).find((pull) => pull.state === 'open')!;

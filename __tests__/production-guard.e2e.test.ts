@@ -55,7 +55,7 @@ const run = (event: string, inputs: Record<string, string>) =>
     { GITHUB_EVENT_NAME: event, GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO, GITHUB_WORKSPACE: temp, RUNNER_TEMP: temp }
   );
 /** The README's nightly renewal. */
-const NIGHTLY = { 'job-id': 'auto', 'min-validity': '72h' };
+const NIGHTLY = { 'renew-within': '72h' };
 const newExport = async () => ({ 'job-id': (await finishedExport(platform, DOMAIN)).jobId });
 const openPull = () => github.pulls(REPO).find((pull) => pull.state === 'open');
 const writes = () => github.requests.filter((request) => request.method !== 'GET');

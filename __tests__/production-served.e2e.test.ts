@@ -50,7 +50,7 @@ describe('production that serves no bundle', () => {
   it('auto-merge: renewals merges nothing into a base whose block has enabled: false, and nothing speaks of pods that cannot fetch the site', async () => {
     platform.linkTtlSeconds = 7 * 24 * 3600;
     const { repo, link } = await production(40, false);
-    const nightly = await run(repo, { 'job-id': 'auto', 'min-validity': '72h', 'auto-merge': 'renewals' });
+    const nightly = await run(repo, { 'renew-within': '72h', 'auto-merge': 'renewals' });
     expect(annotations(nightly, 'error')).toEqual([]);
     expect(annotations(nightly, 'warning')).toEqual([]);
     expect(nightly.code).toBe(0);

@@ -61,7 +61,7 @@ const values = (link: string, enabled = false) => `# Docs deployment\nreplicaCou
 const run = (inputs: Record<string, string>, env: Record<string, string> = {}) =>
   runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, ...QUICK_POLLS, ...inputs }, { GITHUB_REPOSITORY: REPO, GITHUB_WORKSPACE: workspace, ...env });
 const push = (jobId: string, extra: Record<string, string> = {}) => run({ 'job-id': jobId, domain: 'docs.example.com', ...extra });
-const renewal = (extra: Record<string, string> = {}) => run({ 'job-id': 'auto', 'min-validity': '72h', domain: 'docs.example.com', ...extra });
+const renewal = (extra: Record<string, string> = {}) => run({ 'renew-within': '72h', domain: 'docs.example.com', ...extra });
 const setting = (ref: string, name: string) => readSetting(PATH, github.fileAt(REPO, ref, PATH)!, 'staticExport', name);
 const openPulls = () => github.pulls(REPO).filter((pull) => pull.state === 'open');
 

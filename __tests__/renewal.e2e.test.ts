@@ -1,4 +1,4 @@
-// A scheduled renewal (job-id: auto, min-validity) against the platform and GitHub emulators. It
+// A scheduled renewal (renew/, renew-within) against the platform and GitHub emulators. It
 // must skip while the link is fresh, renew without re-rendering when it is due, and fall back to a
 // new export when the link's job is gone. The real action runs in this process (in-process.ts), on a
 // short beat; the README's nightly workflow runs it through dist/index.js (readme-workflows.e2e).
@@ -40,8 +40,7 @@ const renew = (extra: Record<string, string> = {}) =>
       'api-key': DEFAULT_API_KEY,
       'api-url': platform.url,
       domain: 'docs.example.com',
-      'job-id': 'auto',
-      'min-validity': '72h',
+      'renew-within': '72h',
       'config-path': 'deploy/values.yaml',
       'github-token': 'ghs_emulator_token',
       ...QUICK_POLLS,
@@ -59,7 +58,7 @@ describe('renewal on a schedule', () => {
     const run = await renew();
     expect(run.code).toBe(0);
     expect(run.outputs.skipped).toBe('true');
-    expect(run.outputs['skip-reason']).toMatch(/^The current link stays valid for 6d 22h, at least min-validity \(3d 0h\): nothing to do\.$/);
+    expect(run.outputs['skip-reason']).toMatch(/^The current link stays valid for 6d 22h, at least renew-within \(3d 0h\): nothing to do\.$/);
     expect(run.outputs['expires-at']).toBe(new Date(Math.floor(signedAt / 1000) * 1000 + 7 * 24 * HOUR).toISOString());
     expect(platform.requests).toEqual([]);
     expect(writes()).toEqual([]);
@@ -133,9 +132,9 @@ describe('renewal on a schedule', () => {
 describe('renewal: bad input fails before any request', () => {
   it.each([
     [{ 'job-id': 'latest' }, "Input 'job-id': 'latest' is neither auto nor an export job id."],
-    [{ 'min-validity': 'three days' }, "Input 'min-validity': 'three days' is not a duration."],
+    [{ 'renew-within': 'three days' }, "Input 'renew-within': 'three days' is not a duration."],
     [{ 'config-path': '' }, "Input 'job-id': auto takes the job from the link in the configuration file, so it needs config-path."],
-    [{ 'config-path': '', 'job-id': '' }, "Input 'min-validity': reads the current link from the configuration file, so it needs config-path."]
+    [{ 'config-path': '', 'job-id': '' }, "Input 'renew-within': reads the current link from the configuration file, so it needs config-path."]
   ])('%j', async (extra, message) => {
     github.createRepo(REPO, { 'deploy/values.yaml': 'replicaCount: 2\n' });
     github.requests.length = 0;
