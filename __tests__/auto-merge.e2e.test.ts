@@ -61,7 +61,7 @@ const nightly = (extra: Record<string, string> = {}) => ({
   ...extra
 });
 
-const nightlyThroughDist = (repo: string, extra: Record<string, string> = {}) => runAction('dist/index.js', nightly(extra), { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'schedule' });
+const nightlyThroughDist = (repo: string, extra: Record<string, string> = {}) => runAction('dist/renew/index.js', nightly(extra), { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'schedule' });
 const nightlyInProcess = (repo: string, extra: Record<string, string> = {}) => runInProcess(publish, nightly(extra), { GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'schedule' });
 
 const linkOn = (repo: string, ref: string) => readSetting(PATH, github.fileAt(repo, ref, PATH)!, 'staticExport', 'bundleUrl') as string;

@@ -45,6 +45,11 @@ export function kindOfStep(inputs: Record<string, string>): RunKind {
   return 'export';
 }
 
+/** The bundle under dist/ of the action that runs a test's step (kindOfStep), as its action.yml's runs.main names it. */
+export function bundleOfStep(inputs: Record<string, string>): string {
+  return { export: 'dist/index.js', renew: 'dist/renew/index.js', host: 'dist/host/index.js' }[kindOfStep(inputs)];
+}
+
 let queue: Promise<unknown> = Promise.resolve();
 
 /** Runs `task` after every task queued before it: runs in one process take turns. */

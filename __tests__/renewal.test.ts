@@ -31,6 +31,7 @@ describe('renewalPlan', () => {
     expect(renewalPlan(s3('20261121T120000Z', 3600), request)).toEqual({
       reuse: 'se_3f9a2c1b8e7d4a06',
       fallback: request,
+      renewal: true,
       note: 'The current link comes from export job se_3f9a2c1b8e7d4a06: generating a fresh link for it.'
     });
   });

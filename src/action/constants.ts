@@ -153,6 +153,7 @@ export const ExportOutput = {
 
 export const RenewOutput = {
   JobId: O.JobId,
+  BundleUrl: O.BundleUrl,
   ExpiresAt: O.ExpiresAt,
   DeployedExpiresAt: O.DeployedExpiresAt,
   Skipped: O.Skipped,

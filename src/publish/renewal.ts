@@ -34,7 +34,7 @@ export function checkValidity(link: string | undefined, minValidityMs: number, n
 }
 
 export type RenewalPlan =
-  | { reuse: string; fallback?: ExportRequest; note: string }
+  | { reuse: string; fallback?: ExportRequest; renewal: true; note: string }
   | { start: ExportRequest; note: string }
   | { impossible: string };
 
@@ -44,7 +44,7 @@ export type RenewalPlan =
  */
 export function renewalPlan(link: string | undefined, request: ExportRequest | undefined): RenewalPlan {
   const jobId = link ? jobIdFromLink(link) : undefined;
-  if (jobId) return { reuse: jobId, fallback: request, note: `The current link comes from export job ${jobId}: generating a fresh link for it.` };
+  if (jobId) return { reuse: jobId, fallback: request, renewal: true, note: `The current link comes from export job ${jobId}: generating a fresh link for it.` };
   const why = link ? 'The current link names no export job' : 'The configuration holds no bundle link yet';
   if (!request) return { impossible: `${why}, so there is nothing to renew: renew/ exports nothing. Run the root action (an export) once to propose a first link, then renew/ keeps it fresh.` };
   return { start: request, note: `${why}: starting a new export of ${request.domain} instead.` };
