@@ -165,6 +165,7 @@ export const RenewOutput = {
 
 export const HostOutput = {
   BundleUrl: O.BundleUrl,
+  ExpiresAt: O.ExpiresAt,
   ArchiveSha256: O.ArchiveSha256,
   ContentDiff: O.ContentDiff,
   ...PullRequestOutput
