@@ -5,6 +5,7 @@ import { describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { actionInputs, ownActionFile } from '../emulator/workflow.ts';
 import { AgentJobInput, AgentJobOutput, ExportInput, ExportOutput, FeedbackInput, FeedbackOutput, HostInput, HostOutput, RenewInput, RenewOutput } from '../src/action/constants.ts';
 
 interface ActionFile {
@@ -50,5 +51,27 @@ describe.each(ACTIONS)('$file', ({ file, main, inputs, outputs, most }) => {
   it('declares exactly the outputs the code sets, each described', () => {
     expect(Object.keys(action.outputs).sort()).toEqual(Object.values(outputs).sort());
     for (const [name, output] of Object.entries(action.outputs)) expect([name, typeof output.description]).toEqual([name, 'string']);
+  });
+});
+
+// The workflow emulator (tests, npm run try) runs a README step through the bundle its action.yml
+// names: a sub-action's path picks that sub-action's own bundle and defaults.
+describe('a step of this repository, as emulator/workflow.ts reads it', () => {
+  it.each([
+    ['<owner>/<repo>@v1', 'action.yml', 'dist/index.js'],
+    ['<owner>/<repo>/renew@v1', 'renew/action.yml', 'dist/renew/index.js'],
+    ['<owner>/<repo>/host@v1', 'host/action.yml', 'dist/host/index.js'],
+    ['./renew', 'renew/action.yml', 'dist/renew/index.js'],
+    ['./host/', 'host/action.yml', 'dist/host/index.js'],
+    ['./', 'action.yml', 'dist/index.js']
+  ])('%s runs %s (%s)', (uses, file, bundle) => {
+    expect(ownActionFile(uses)).toBe(file);
+    expect(actionInputs({ uses, with: {} }, (value) => value).bundle).toBe(resolve(bundle));
+  });
+
+  it('knows no other action, and gives a sub-action its own defaults', () => {
+    expect(ownActionFile('actions/checkout@v5')).toBeUndefined();
+    expect(actionInputs({ uses: '<owner>/<repo>/renew@v1', with: { 'config-path': 'deploy/values.yaml' } }, (value) => value).inputs).toMatchObject({ 'renew-within': '72h', 'auto-merge': 'off', 'config-path': 'deploy/values.yaml' });
+    expect(actionInputs({ uses: '<owner>/<repo>/host@v1', with: {} }, (value) => value).inputs).not.toHaveProperty('renew-within');
   });
 });
