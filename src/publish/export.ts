@@ -79,7 +79,7 @@ async function firstState(client: ApiClient, plan: ExportPlan, log: (line: strin
     job = await getExport(client, plan.reuse);
   } catch (error) {
     if (plan.renewal && !plan.fallback && error instanceof ApiError && error.status === 404) {
-      throw new Error(`Export job ${plan.reuse}, which the link in the values file comes from, is gone (404): no fresh link can be made for it, and renew/ exports nothing. Run the root action (an export) to propose a new bundle. Nothing was changed.`);
+      throw new Error(`Export job ${plan.reuse}, which the link in the values file comes from, is gone (404): no fresh link can be made for it, and renew/ exports nothing. Run the root action (an export) to propose a new bundle. Nothing was changed.`, { cause: error });
     }
     if (!(plan.fallback && error instanceof ApiError && error.status === 404)) throw error;
     log(`Export job ${plan.reuse} is gone (404): starting a new export of ${plan.fallback.domain} instead.`);
