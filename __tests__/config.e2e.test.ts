@@ -257,7 +257,7 @@ describe('GitHub errors a person can act on', () => {
     github.setPolicy({ protectedBranches: ['static-export/deploy-values.yaml'] });
     const result = await run({ 'job-id': platform.seedExportJob({ domain: 'docs.example.com' }), domain: 'docs.example.com' });
     expect(result.code).toBe(1);
-    expect(result.log).toMatch(/::error::.*protected.*pr-branch/);
+    expect(result.log).toMatch(/::error::.*protected.*lift the rule from static-export\/ branches/);
   });
 
   it('a base branch that does not exist', async () => {

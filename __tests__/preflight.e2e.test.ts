@@ -61,10 +61,11 @@ describe('refused before any platform request', () => {
 
   // No action takes pr-branch since issue 41: a step that still passes the default branch cannot write to it.
   it('a pr-branch naming the default branch is not read: the pull request comes from the action\'s own branch', async () => {
+    const before = github.fileAt(REPO, 'main', PATH);
     const result = await run({ 'pr-branch': 'main' });
     expect(result.code).toBe(0);
     expect(github.pulls(REPO).map((pull) => [pull.head, pull.base])).toEqual([['static-export/deploy-values.yaml', 'main']]);
-    expect(github.fileAt(REPO, 'main', PATH)).toBe(topLevel());
+    expect(github.fileAt(REPO, 'main', PATH)).toBe(before);
   });
 
   it("a person's token that can read the repository but not push to it, and a token GitHub does not know", async () => {

@@ -71,13 +71,13 @@ describe('refused before exporting, through dist/', () => {
 
   // No action takes pr-branch since issue 41: the branch is named from the file, so a ref can never
   // become a branch literally named refs/heads/…, and the three workflows land on one pull request.
-  it('a pr-branch a step still passes (a ref, even) is not read: the dry run names the action\'s own branch', async () => {
+  it('a pr-branch a step still passes (a ref, even) is not read: the pull request comes from the action\'s own branch', async () => {
     const repo = repository((link) => `staticExport:\n  enabled: true\n  bundleUrl: "${link}"\n`);
-    const run = await push(repo, { 'pr-branch': 'refs/heads/docs-link', 'dry-run': 'true' });
+    const run = await push(repo, { 'pr-branch': 'refs/heads/docs-link' });
     expect(errors(run)).toEqual([]);
     expect(run.code).toBe(0);
-    expect(run.log).toContain('static-export/deploy-values.yaml');
-    expect(run.log).not.toContain('refs/heads/docs-link');
+    expect(github.pulls(repo).map((pull) => pull.head)).toEqual(['static-export/deploy-values.yaml']);
+    expect(github.branchHead(repo, 'refs/heads/docs-link')).toBeUndefined();
   }, 30_000);
 
   it('still takes a key path the file holds, and a first run of a key the file has no near miss of', async () => {
