@@ -290,17 +290,16 @@ describe('a renewal once only the next API answers, through dist/', () => {
     expect(github.pulls('acme/deploy-old')).toEqual([]);
   }, 30_000);
 
-  it("a next-API job that is gone is the contract's 404: the renewal says so and exports domain anew, as today", async () => {
+  // renew/ exports nothing (issue 41): it stops on the contract's 404 and names the action that exports.
+  it("a next-API job that is gone is the contract's 404: the renewal says so, names the root action and exports nothing", async () => {
     const goneJob = platform.seedExportJob({ domain: 'docs.example.com', shape: 'project' });
     const link = platform.linkFor(goneJob);
     platform.exportJobs.delete(goneJob);
-    // auto-merge: renewals would then ask for a fresh link to production's export, the job that is gone,
-    // and fail the run (as on today's API): outside this test's point, so it is off.
     const run = await renewNightly('acme/deploy-gone', link, { 'auto-merge': 'off' });
-    expect(run.code).toBe(0);
-    expect(run.log).toContain(`Export job ${goneJob} is gone (404): starting a new export of docs.example.com instead.`);
-    expect(requests().slice(0, 3)).toEqual([`GET /v1/static-export/${PROJECT}/jobs/${goneJob} 404`, 'POST /v1/static-export/jobs 404', `POST /v1/static-export/${PROJECT}/jobs 202`]);
-    expect(run.outputs['job-id']).toMatch(/^[0-9a-f]{24}$/);
+    expect(run.code).toBe(1);
+    expect(run.log).toContain(`::error::Export job ${goneJob}, which the link in the values file comes from, is gone (404): no fresh link can be made for it, and renew/ exports nothing. Run the root action (an export) to propose a new bundle.`);
+    expect(requests()).toEqual([`GET /v1/static-export/${PROJECT}/jobs/${goneJob} 404`]);
+    expect(github.pulls('acme/deploy-gone')).toEqual([]);
   }, 30_000);
 });
 

@@ -53,8 +53,7 @@ const nightly = (extra: Record<string, string> = {}) => ({
   'api-key': DEFAULT_API_KEY,
   'api-url': platform.url,
   domain: DOMAIN,
-  'job-id': 'auto',
-  'min-validity': '72h',
+  'renew-within': '72h',
   'config-path': PATH,
   'github-token': TOKEN,
   'auto-merge': 'renewals',
@@ -62,7 +61,7 @@ const nightly = (extra: Record<string, string> = {}) => ({
   ...extra
 });
 
-const nightlyThroughDist = (repo: string, extra: Record<string, string> = {}) => runAction('dist/index.js', nightly(extra), { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'schedule' });
+const nightlyThroughDist = (repo: string, extra: Record<string, string> = {}) => runAction('dist/renew/index.js', nightly(extra), { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'schedule' });
 const nightlyInProcess = (repo: string, extra: Record<string, string> = {}) => runInProcess(publish, nightly(extra), { GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'schedule' });
 
 const linkOn = (repo: string, ref: string) => readSetting(PATH, github.fileAt(repo, ref, PATH)!, 'staticExport', 'bundleUrl') as string;
@@ -101,7 +100,7 @@ describe('renewals that merge themselves, through dist/', () => {
   }, 60_000);
 
   it('renews production apart from a content pull request that waits for review, then rebuilds that one on the new base with its export and a reviewer\'s line', async () => {
-    // 60 hours: within min-validity, so due; beyond the guard's two days, so the push run does not fail.
+    // 60 hours: within renew-within, so due; beyond the guard's two days, so the push run does not fail.
     const { repo, jobId } = await production(60);
     const content = await proposeContent(repo);
     const note = '# reviewed by ops: the new pages read well\n';

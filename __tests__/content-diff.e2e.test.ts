@@ -64,6 +64,8 @@ function exportAndPropose(site: SiteSpec | undefined, extra: Record<string, stri
   );
 }
 
+// The report stays in the runner's temporary folder for a later step (the root action passes on content-diff, the counts).
+const REPORT = () => join(temp, 'static-export-content-diff.json');
 const report = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown> & { counts: Record<string, number> };
 const writes = () => github.requests.filter((r) => r.method !== 'GET');
 const tenPages = pageFiles(10);
@@ -75,7 +77,7 @@ describe('content diff against production', () => {
     const run = await exportAndPropose({ pages: next, edits: { 'pages/page-0003.html': 'Tokens now expire after one hour.' } });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.outputs['content-diff'])).toEqual({ status: 'compared', added: 1, removed: 1, changed: 1, unchanged: 8 });
-    const full = report(run.outputs['content-diff-path']);
+    const full = report(REPORT());
     expect([full.added, full.removed, full.changed]).toEqual([['/guides/new-page'], ['/pages/page-0009'], ['/pages/page-0003']]);
     const [pull] = github.pulls(REPO);
     // The settings first; then the count line, and the paths with a readable excerpt of the change, collapsed.
@@ -99,7 +101,7 @@ describe('content diff against production', () => {
     expect(pull.body).toContain('**Added** (14)');
     expect(pull.body).toContain('- [`/new/n-13`](https://docs.example.com/new/n-13)');
     expect(pull.body).not.toContain('more,');
-    expect((report(run.outputs['content-diff-path']).added as string[]).length).toBe(14);
+    expect((report(REPORT()).added as string[]).length).toBe(14);
   });
 
   it('a renewal of the deployed export says no page changes, and reads no bundle', async () => {
@@ -127,7 +129,7 @@ describe('content diff against production', () => {
     expect(writes()).toEqual([]);
     expect(refused.summary).toContain('**Pages: 0 added, 15 removed, 0 changed**, 5 unchanged');
     expect(JSON.parse(refused.outputs['content-diff'])).toMatchObject({ removed: 15 });
-    expect(report(refused.outputs['content-diff-path']).gate).toMatchObject({ passed: false });
+    expect(report(REPORT()).gate).toMatchObject({ passed: false });
 
     const accepted = await exportAndPropose({ pages: 5 }, { 'max-page-loss': '75%' });
     expect(accepted.code).toBe(0);

@@ -94,7 +94,7 @@ describe('a change on the base next to the action\'s lines is never a conflict',
 
     // The proposed link is a week from expiry: nothing to renew, but the pull request must stay mergeable.
     const requests = platform.requests.length;
-    const renewal = await run({ 'job-id': 'auto', 'min-validity': '72h' });
+    const renewal = await run({ 'renew-within': '72h' });
     expect(renewal.code).toBe(0);
     expect(renewal.outputs.skipped).toBe('true');
     expect(renewal.log).toContain(`The base moved under pull request #${number}: rebuilt it on main's current file`);
@@ -142,25 +142,36 @@ describe('a proposal belongs to one base', () => {
     expect(mergesAlike(Number(toProduction.outputs['pull-request-number']))['README.md']).toBe('# deploy (production)\n');
   });
 
-  it('a pr-branch whose pull request goes into another base is left alone, and the run says so before exporting', async () => {
+  // No input names the branch any more (issue 41): the action's own branch name can still be the head
+  // of a pull request a person opened into another base.
+  it('a pull request from the action\'s branch into another base is left alone, and the run says so before exporting', async () => {
     github.createRepo(REPO, { [PATH]: values((await exported()).link) });
     github.commitOnBranch(REPO, 'production', { 'README.md': '# deploy (production)\n' }, 'Production only');
+    github.commitOnBranch(REPO, BRANCH, { 'README.md': '# deploy, for production\n' }, 'A change for production');
+    // Opened by a person through the API, as the web UI's "New pull request" does.
+    const opened = await fetch(`${github.url}/repos/${REPO}/pulls`, {
+      method: 'POST',
+      headers: { authorization: 'token ghs_emulator_token', 'content-type': 'application/json', accept: 'application/vnd.github+json' },
+      body: JSON.stringify({ title: 'For production', head: BRANCH, base: 'production' })
+    });
+    expect(opened.status).toBe(201);
+    const { number } = (await opened.json()) as { number: number };
+    const before = github.branchHead(REPO, BRANCH);
     const job = (await exported()).jobId;
-    const toMain = await push(job, { 'pr-branch': 'deploy/static-export' });
-    const before = github.branchHead(REPO, 'deploy/static-export');
     const requests = platform.requests.length;
-    const toProduction = await push(job, { 'pr-branch': 'deploy/static-export', 'base-branch': 'production' });
-    expect(toProduction.code).toBe(1);
-    expect(toProduction.log).toContain(`::error::Branch deploy/static-export in acme/deploy is the head of pull request #${toMain.outputs['pull-request-number']}`);
+    const again = await push(job);
+    expect(again.code).toBe(1);
+    expect(again.log).toContain(`::error::Branch ${BRANCH} in acme/deploy is the head of pull request #${number}`);
+    expect(again.log).toContain('Close that pull request, or retarget it to main.');
     expect(platform.requests.length).toBe(requests);
-    expect(github.branchHead(REPO, 'deploy/static-export')).toBe(before);
+    expect(github.branchHead(REPO, BRANCH)).toBe(before);
   });
 });
 
 describe("people's decisions stand", () => {
   it('an export whose page loss a person accepted is renewed without downloading either bundle, and without the gate', async () => {
     github.createRepo(REPO, { [PATH]: values((await exported({ pages: pageFiles(10) })).link) });
-    platform.linkTtlSeconds = 3600; // the proposed link is due at once for a 72h min-validity
+    platform.linkTtlSeconds = 3600; // the proposed link is due at once for a 72h renew-within
     const halved = await exported({ pages: pageFiles(5) });
     const accepted = await push(halved.jobId, { 'max-page-loss': '100%' });
     expect(accepted.code).toBe(0);
@@ -170,7 +181,7 @@ describe("people's decisions stand", () => {
     const downloads = platform.requests.filter((request) => request.route === 'download').length;
     // The renewal's fresh link lives a week: another link than the hour-long one, even within the same second.
     platform.linkTtlSeconds = 7 * 24 * 3600;
-    const renewal = await run({ 'job-id': 'auto', 'min-validity': '72h' });
+    const renewal = await run({ 'renew-within': '72h' });
     expect(renewal.code).toBe(0);
     expect(renewal.log).toContain(`Export ${halved.jobId} is the one pull request #${accepted.outputs['pull-request-number']} proposes: it passed the content gate then`);
     expect(platform.requests.filter((request) => request.route === 'download').length).toBe(downloads);
@@ -198,16 +209,17 @@ describe("people's decisions stand", () => {
     expect(openPulls()[0]!.body).toContain(`Pull request #${closed}, which proposed export \`${turnedDown}\`, was closed without merging`);
   });
 
-  it('a pr-branch holding a person\'s commit is refused before any platform request, naming it, and is never moved', async () => {
+  it('the action\'s branch holding a person\'s commit is refused before any platform request, naming it, and is never moved', async () => {
     github.createRepo(REPO, { [PATH]: values((await exported()).link) });
-    const theirs = github.commitOnBranch(REPO, 'feature/tls', { 'tls.yaml': 'enabled: true\n' }, 'TLS for the docs ingress');
+    const theirs = github.commitOnBranch(REPO, BRANCH, { 'tls.yaml': 'enabled: true\n' }, 'TLS for the docs ingress');
     const job = (await exported()).jobId;
     const requests = platform.requests.length;
-    const refused = await push(job, { 'pr-branch': 'feature/tls' });
+    const refused = await push(job);
     expect(refused.code).toBe(1);
-    expect(refused.log).toContain(`::error::Branch feature/tls in acme/deploy was not created by this action: its first commit (${theirs.slice(0, 7)} "TLS for the docs ingress") is not this action's.`);
+    expect(refused.log).toContain(`::error::Branch ${BRANCH} in acme/deploy was not created by this action: its first commit (${theirs.slice(0, 7)} "TLS for the docs ingress") is not this action's.`);
+    expect(refused.log).toContain('Rename or delete that branch (its work stays in the pull request or a branch of your own), then run again.');
     expect(platform.requests.length).toBe(requests);
-    expect(github.branchHead(REPO, 'feature/tls')).toBe(theirs);
+    expect(github.branchHead(REPO, BRANCH)).toBe(theirs);
     expect(openPulls()).toEqual([]);
   });
 });

@@ -103,7 +103,7 @@ describe('a push run', () => {
 describe('a nightly run', () => {
   it('that finds a URL the team hosts says why it skips in the log, not only in the summary', async () => {
     github.createRepo(REPO, { 'deploy/values.yaml': VALUES('https://bundles.example.invalid/docs/se_0123456789abcdef/bundle.tar.gz') });
-    const result = await run({ 'job-id': 'auto', 'min-validity': '72h' }, { GITHUB_EVENT_NAME: 'schedule' });
+    const result = await run({ 'renew-within': '72h' }, { GITHUB_EVENT_NAME: 'schedule' });
     expect(result.code).toBe(0);
     expect(result.outputs.skipped).toBe('true');
     expect(result.log).toContain('main holds https://bundles.example.invalid/docs/se_0123456789abcdef/bundle.tar.gz, a URL without an expiry of its own: it is never renewed, so this run changes nothing.');

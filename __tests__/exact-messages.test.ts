@@ -45,14 +45,14 @@ describe('plain HTTP for a hosted URL, on purpose only', () => {
 
     it('allow-plain-http: true reads the template; without it, the refusal names the input', () => {
       set(given);
-      expect(() => readPublishInputs()).toThrow(new InputError('bundle-url-template', templateProblem(given['bundle-url-template'])!));
+      expect(() => readPublishInputs('host')).toThrow(new InputError('bundle-url-template', templateProblem(given['bundle-url-template'])!));
       set({ 'allow-plain-http': 'true' });
-      expect(readPublishInputs().durable?.template).toBe(given['bundle-url-template']);
+      expect(readPublishInputs('host').durable?.template).toBe(given['bundle-url-template']);
     });
 
     it('allow-plain-http refuses a word that is not true or false', () => {
       set({ ...given, 'allow-plain-http': 'yes please' });
-      expect(() => readPublishInputs()).toThrow("Input 'allow-plain-http'");
+      expect(() => readPublishInputs('host')).toThrow("Input 'allow-plain-http'");
     });
   });
 });

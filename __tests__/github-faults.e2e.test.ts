@@ -274,7 +274,7 @@ describe('order and people: never older content, never a dropped commit', () => 
     await scenario(async (s) => {
       const pushed = platform.seedExportJob({ domain: 'docs.example.com' });
       expect((await s.run({ 'job-id': pushed })).code).toBe(0);
-      const renewal = await s.run({ 'job-id': 'auto', 'min-validity': '72h' });
+      const renewal = await s.run({ 'renew-within': '72h' });
       expect(renewal.code).toBe(0);
       expect(renewal.log).toMatch(/Pull request #\d+ proposes se_\w+, not yet merged: judging and renewing that link/);
       expect(renewal.outputs['job-id']).toBe(pushed);

@@ -52,7 +52,7 @@ async function repoWith(leftMs: number): Promise<{ repo: string; jobId: string }
 const run = (repo: string, inputs: Record<string, string>, event = 'push') =>
   runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, domain: DOMAIN, 'request-timeout': '2s', timeout: '2m', ...QUICK_POLLS, ...inputs }, { GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: event });
 const push = (repo: string, jobId: string) => run(repo, { 'job-id': jobId, 'pr-labels': 'docs' });
-const nightly = (repo: string, extra: Record<string, string> = {}) => run(repo, { 'job-id': 'auto', 'min-validity': '72h', ...extra }, 'schedule');
+const nightly = (repo: string, extra: Record<string, string> = {}) => run(repo, { 'renew-within': '72h', ...extra }, 'schedule');
 
 /** What every run must leave: a body that names what its branch holds, labels the run can stand behind, outputs that name what it wrote. */
 function expectTruthful(repo: string, result: ActionRun, context: object): void {

@@ -13,6 +13,7 @@ import { finishedExport, presignedLink } from './finished-export.ts';
 import { QUICK_POLLS } from './in-process.ts';
 
 const BUNDLE = process.env.PUBLISH_BUNDLE ?? 'dist/index.js';
+const RENEW_BUNDLE = process.env.PUBLISH_RENEW_BUNDLE ?? 'dist/renew/index.js';
 const HOUR = 3_600_000;
 const PATH = 'deploy/values.yaml';
 const BRANCH = 'static-export/deploy-values.yaml';
@@ -46,7 +47,7 @@ async function production(leftHours: number): Promise<{ repo: string; jobId: str
 const common = { 'api-key': DEFAULT_API_KEY, domain: DOMAIN, 'config-path': PATH, 'github-token': TOKEN, ...QUICK_POLLS };
 const env = (repo: string, event: string) => ({ GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: event });
 /** The README's nightly workflow, with auto-merge: renewals. */
-const nightlyInputs = () => ({ ...common, 'api-url': platform.url, 'job-id': 'auto', 'min-validity': '72h', 'auto-merge': 'renewals' });
+const nightlyInputs = () => ({ ...common, 'api-url': platform.url, 'renew-within': '72h', 'auto-merge': 'renewals' });
 /** The README's push workflow: a new export proposed for review. */
 const pushInputs = (jobId: string) => ({ ...common, 'api-url': platform.url, 'job-id': jobId });
 
@@ -57,7 +58,7 @@ describe('a merge is read back, not resent blind', () => {
   it('a merge whose answer was lost is a success: merged, reported so, and nothing marks it urgent', async () => {
     const { repo, jobId } = await production(40);
     github.addFault({ kind: 'lost', operation: 'pulls.merge' });
-    const run = await runAction(BUNDLE, nightlyInputs(), env(repo, 'schedule'));
+    const run = await runAction(RENEW_BUNDLE, nightlyInputs(), env(repo, 'schedule'));
     github.clearFaults();
     expect(annotations(run, 'error')).toEqual([]);
     expect(annotations(run, 'warning')).toEqual([]);
@@ -78,7 +79,7 @@ describe('a merge is read back, not resent blind', () => {
   ] as ['base-modified' | 'computing' | '502', string][])('a transient refusal of the merge (%s: %s) is tried again within the deadline, and the renewal merges', async (kind) => {
     const { repo } = await production(40);
     github.addFault({ kind, operation: 'pulls.merge' });
-    const run = await runAction(BUNDLE, nightlyInputs(), env(repo, 'schedule'));
+    const run = await runAction(RENEW_BUNDLE, nightlyInputs(), env(repo, 'schedule'));
     github.clearFaults();
     expect(annotations(run, 'warning')).toEqual([]);
     expect(run.code).toBe(0);
@@ -93,7 +94,7 @@ describe('two writers at once, interleaved at a write', () => {
   it("a push landing while the nightly merges its renewal: nothing merged, and the content pull request is never called a no-op renewal", async () => {
     const { repo, jobId: production_ } = await production(60);
     const hold = github.holdNext('pulls.merge');
-    const nightly = startAction(BUNDLE, nightlyInputs(), env(repo, 'schedule'));
+    const nightly = startAction(RENEW_BUNDLE, nightlyInputs(), env(repo, 'schedule'));
     await hold.reached;
     // The nightly read the renewal and sent its merge; before GitHub answers, the push workflow writes new content on the same branch.
     const { jobId: content } = await finishedExport(platform, DOMAIN);
@@ -123,7 +124,7 @@ describe('two writers at once, interleaved at a write', () => {
     async (operation) => {
       const { repo, jobId: deployed } = await production(60);
       const hold = github.holdNext(operation);
-      const nightly = startAction(BUNDLE, nightlyInputs(), env(repo, 'schedule'));
+      const nightly = startAction(RENEW_BUNDLE, nightlyInputs(), env(repo, 'schedule'));
       await hold.reached;
       const { jobId: content } = await finishedExport(platform, DOMAIN);
       const push = await runAction(BUNDLE, pushInputs(content), env(repo, 'push'));

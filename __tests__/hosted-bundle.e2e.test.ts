@@ -55,6 +55,10 @@ const writes = () => github.requests.filter((r) => r.method !== 'GET');
 const exportAndKeep = (inputs: Record<string, string> = {}, extraEnv: Record<string, string> = {}) =>
   runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'keep-archive': 'out/bundle.tar.gz', ...QUICK_POLLS, ...inputs }, env(extraEnv));
 
+/** The nightly (renew/) on the same file. */
+const renewNightly = () =>
+  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'renew-within': '72h', 'config-path': 'deploy/values.yaml', 'github-token': GITHUB_TOKEN }, env({ GITHUB_EVENT_NAME: 'schedule' }));
+
 /** The proposing step: no api-key, the kept archive, the hosted URL. */
 const proposeHosted = (template: string, jobId: string, inputs: Record<string, string> = {}, extraEnv: Record<string, string> = {}) =>
   runInProcess(
@@ -79,8 +83,7 @@ describe('keep-archive', () => {
     const served = Buffer.from(await (await fetch(run.outputs['bundle-url'])).arrayBuffer());
     expect(readFileSync(kept).equals(served)).toBe(true);
     expect(run.outputs['archive-path']).toBe(kept);
-    expect(run.outputs['archive-sha256']).toBe(sha256(served));
-    expect(run.outputs['archive-sha256-path']).toBe(`${kept}.sha256`);
+    // The checksum is for the upload step to read from the file beside the archive (the root action's outputs stop at archive-path).
     expect(readFileSync(`${kept}.sha256`, 'utf8')).toBe(`${sha256(served)}  bundle.tar.gz\n`);
     expect(run.log).toContain('Kept the archive as served');
     // Only the archive and its checksum: no unpacked tree, no staging file.
@@ -101,7 +104,7 @@ describe('keep-archive', () => {
     expect(run.log).toMatch(/stopped after [\d,]+ of [\d,]+ bytes/);
     const served = Buffer.from(await (await fetch(run.outputs['bundle-url'])).arrayBuffer());
     expect(readFileSync(join(workspace, 'out', 'bundle.tar.gz')).equals(served)).toBe(true);
-    expect(run.outputs['bundle-sha256']).toBe(run.outputs['archive-sha256']);
+    expect(readFileSync(join(workspace, 'out', 'bundle.tar.gz.sha256'), 'utf8')).toBe(`${sha256(served)}  bundle.tar.gz\n`);
     expect(existsSync(join(workspace, 'site', 'index.html'))).toBe(true);
     expect(readdirSync(join(workspace, 'out')).sort()).toEqual(['bundle.tar.gz', 'bundle.tar.gz.sha256']);
   });
@@ -151,27 +154,31 @@ describe('keep-archive', () => {
   });
 });
 
-describe('link-margin', () => {
+// The root action warns when its link expires within 72 h, the time a review and a rollout may take (no input: issue 41).
+describe('a link that may not outlive the review', () => {
   it("warns in the log, the pull request and the summary when the platform's link (1 h here) expires within the margin", async () => {
     const run = await exportAndKeep({ 'keep-archive': '', 'config-path': 'deploy/values.yaml', 'github-token': GITHUB_TOKEN });
     expect(run.code).toBe(0);
     // One warning annotation, as docs/behaviour.md promises (issue 40), and no second line that says it again.
-    expect(run.log.split('\n').filter((line) => line.includes('sooner than link-margin'))).toEqual([
-      expect.stringMatching(/^::warning::The platform's link expires at .*, in [\dhms ]+, sooner than link-margin \(3d 0h\)\..*bundle-url-template.*helm upgrade --set staticExport\.bundleUrl/)
+    expect(run.log.split('\n').filter((line) => line.includes('the time a review and a rollout may take'))).toEqual([
+      expect.stringMatching(/^::warning::The platform's link expires at .*, in [\dhms ]+, sooner than 3d 0h from now, the time a review and a rollout may take\..*keep-archive, then host\/.*helm upgrade --set staticExport\.bundleUrl/)
     ]);
     const [pull] = github.pulls(REPO);
     expect(pull.body).toContain('### ⚠️ This link may not outlive the review');
-    expect(pull.body).toMatch(/The platform's link expires at \d{4}-\d\d-\d\d \d\d:\d\d UTC, sooner than link-margin \(3d 0h\)\. .*bundle-url-template/);
+    expect(pull.body).toMatch(/The platform's link expires at \d{4}-\d\d-\d\d \d\d:\d\d UTC, sooner than 3d 0h from now, the time a review and a rollout may take\. .*keep-archive, then host\//);
     expect(run.summary.match(/may not outlive the review/g)).toHaveLength(1);
   });
 
-  it('says nothing when the link outlasts the margin, or the margin is off', async () => {
-    for (const margin of ['30m', 'off']) {
-      const run = await exportAndKeep({ 'keep-archive': '', 'config-path': 'deploy/values.yaml', 'github-token': GITHUB_TOKEN, 'link-margin': margin });
+  it('says nothing when the link outlasts the 72 h', async () => {
+    platform.linkTtlSeconds = 7 * 24 * 3600;
+    try {
+      const run = await exportAndKeep({ 'keep-archive': '', 'config-path': 'deploy/values.yaml', 'github-token': GITHUB_TOKEN });
       expect(run.code).toBe(0);
-      expect(run.log).not.toContain('link-margin');
+      expect(run.log).not.toContain('the time a review and a rollout may take');
       expect(run.summary).not.toContain('may not outlive');
       expect(github.pulls(REPO).at(-1)!.body).not.toContain('may not outlive');
+    } finally {
+      platform.linkTtlSeconds = 3600;
     }
   });
 });
@@ -191,7 +198,7 @@ describe('bundle-url-template with a plain static file server', () => {
   it('proposes the hosted URL without a platform key, after an anonymous GET; a renewal then skips with zero calls', async () => {
     const { jobId, archive, template } = await exportAndHost();
     const url = `${files.url}/bundles/${jobId}/bundle.tar.gz`;
-    const run = await proposeHosted(template, jobId, { 'check-sha256': 'true' }, { RUNNER_DEBUG: '1' });
+    const run = await proposeHosted(template, jobId, {}, { RUNNER_DEBUG: '1' });
     expect(run.code).toBe(0);
     expect(platform.requests).toEqual([]);
     // The check was one plain GET: nothing of the runner's token, no Authorization, no cookie.
@@ -202,7 +209,6 @@ describe('bundle-url-template with a plain static file server', () => {
     expect(run.log).toContain(`${url} answers 200 to anyone`);
     expect(run.outputs['bundle-url']).toBe(url);
     expect(run.outputs['expires-at']).toBe('never');
-    expect(run.outputs['size-bytes']).toBe(String(archive.length));
     expect(run.outputs['archive-sha256']).toBe(sha256(archive));
     const [pull] = github.pulls(REPO);
     expect(github.fileAt(REPO, pull.head, 'deploy/values.yaml')).toContain(`bundleUrl: "${url}"`);
@@ -215,23 +221,24 @@ describe('bundle-url-template with a plain static file server', () => {
     github.commitOnBranch(REPO, 'main', { 'deploy/values.yaml': github.fileAt(REPO, pull.head, 'deploy/values.yaml')! }, 'merge');
     github.requests.length = 0;
     files.requests.length = 0;
-    const renewal = await proposeHosted(template, 'auto', { 'min-validity': '72h' });
+    const renewal = await renewNightly();
     expect(renewal.code).toBe(0);
     expect(renewal.outputs.skipped).toBe('true');
     expect(renewal.outputs['expires-at']).toBe('never');
-    expect(renewal.outputs['skip-reason']).toContain('a URL without an expiry of its own: it is never renewed, so this run changes nothing.');
+    expect(renewal.log).toContain('a URL without an expiry of its own: it is never renewed, so this run changes nothing.');
     expect(platform.requests).toEqual([]);
     expect(files.requests).toEqual([]);
     expect(writes()).toEqual([]);
   });
 
-  it('job-id: auto on a file that holds a hosted URL changes nothing: a URL without an expiry is never renewed', async () => {
+  it('renew/ on a file that holds a hosted URL changes nothing: a URL without an expiry is never renewed', async () => {
     const { jobId, archive } = await exportAndHost();
     files.files.set(`/flat/${jobId}.tar.gz`, archive);
     const template = `${files.url}/flat/<job-id>.tar.gz`;
     github.createRepo(REPO, { 'deploy/values.yaml': `staticExport:\n  enabled: true\n  bundleUrl: "${files.url}/flat/${jobId}.tar.gz"\n` });
     github.requests.length = 0;
-    const run = await proposeHosted(template, 'auto');
+    expect(template).toContain('<job-id>'); // host/'s template plays no part in renew/: it always renews the link in the file
+    const run = await renewNightly();
     expect(run.code).toBe(0);
     expect(run.outputs).toMatchObject({ skipped: 'true', 'expires-at': 'never', 'config-changed': 'false' });
     expect(files.requests).toEqual([]);
@@ -255,15 +262,17 @@ describe('bundle-url-template with a plain static file server', () => {
     expect(platform.requests).toEqual([]);
   });
 
-  it('with check-sha256, refuses an object of the right size and other bytes', async () => {
+  // host/ always compares the whole object (issue 41: check-sha256 is no input): size and magic alone cannot tell.
+  it('refuses an object of the right size and other bytes, by its SHA-256', async () => {
     const { jobId, archive, template } = await exportAndHost();
     const other = Buffer.from(archive);
     other[other.length - 1] ^= 0xff;
     files.files.set(`/bundles/${jobId}/bundle.tar.gz`, other);
-    expect((await proposeHosted(template, jobId)).code).toBe(0); // size and magic alone cannot tell
-    const run = await proposeHosted(template, jobId, { 'check-sha256': 'true', 'pr-branch': 'static-export/other' });
+    github.requests.length = 0;
+    const run = await proposeHosted(template, jobId);
     expect(run.code).toBe(1);
     expect(run.log).toMatch(/whose SHA-256 differs from the kept archive's/);
+    expect(writes()).toEqual([]);
   });
 
   it('retries a 503 from the storage and then proposes', async () => {
@@ -277,8 +286,9 @@ describe('bundle-url-template with a plain static file server', () => {
   it.each([
     [{ 'bundle-url-template': 'https://bundles.example.com/bundle.tar.gz' }, "::error::Input 'bundle-url-template': 'https://bundles.example.com/bundle.tar.gz' must contain <job-id> exactly once (it has it 0 times)"],
     [{ 'bundle-url-template': 'http://bundles.example.com/<job-id>.tar.gz' }, 'is plain http://, which anyone on the path can read and replace: use https://, or, for storage inside the cluster\'s network (a MinIO or Ceph gateway), set allow-plain-http: true.'],
-    [{ 'archive-path': '' }, "::error::Input 'archive-path': is required with bundle-url-template"],
-    [{ 'job-id': '' }, "::error::Input 'job-id': is required with bundle-url-template"]
+    [{ 'archive-path': '' }, "::error::Input 'archive-path': is required: give the archive-path output of the step that kept the archive (keep-archive)"],
+    [{ 'job-id': '' }, "::error::Input 'job-id': is required: give the job-id output of the step that exported and kept the archive (keep-archive)."],
+    [{ 'job-id': 'auto' }, "::error::Input 'job-id': 'auto' is not an export job id."]
   ])('refuses bad input before any request: %j', async (inputs, message) => {
     const run = await proposeHosted(`${files.url}/<job-id>.tar.gz`, 'se_0123456789abcdef', inputs);
     expect(run.code).toBe(1);
@@ -290,7 +300,7 @@ describe('bundle-url-template with a plain static file server', () => {
   it('still needs api-key for a run that exports', async () => {
     const run = await runInProcess(publish, { 'api-url': platform.url, domain: 'docs.example.com' }, env());
     expect(run.code).toBe(1);
-    expect(run.log).toContain("::error::Input 'api-key': is required to export: pass your admin API key from a secret");
+    expect(run.log).toContain("::error::Input 'api-key': is empty. Pass your admin API key from a secret");
     expect(platform.requests).toEqual([]);
   });
 
@@ -340,7 +350,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the Swift tests
     const exported = await exportAndKeep();
     const jobId = exported.outputs['job-id'];
     await swift.putObject('public-bundles', `${jobId}/bundle.tar.gz`, readFileSync(join(workspace, 'out', 'bundle.tar.gz')));
-    const run = await proposeHosted(swift.anonymousUrl('public-bundles', '<job-id>/bundle.tar.gz'), jobId, { 'check-sha256': 'true' });
+    const run = await proposeHosted(swift.anonymousUrl('public-bundles', '<job-id>/bundle.tar.gz'), jobId);
     expect(run.code).toBe(0);
     const url = swift.anonymousUrl('public-bundles', `${jobId}/bundle.tar.gz`);
     const [pull] = github.pulls(REPO);

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { type ActionRun, parseOutputs, runnerLog } from '../emulator/runner.ts';
 import { Cancellation } from '../src/action/runtime.ts';
 import type { RunOptions } from '../src/publish/main.ts';
+import type { RunKind } from '../src/publish/run-kind.ts';
 
 /**
  * Polls on a short beat, for tests whose export runs a fraction of a second on the emulator and that
@@ -31,6 +32,22 @@ export type PublishRun = (cancellation?: Cancellation, options?: RunOptions) => 
 export async function loadPublish(githubUrl: string): Promise<PublishRun> {
   process.env.GITHUB_API_URL = githubUrl;
   return (await import('../src/publish/main.ts')).run;
+}
+
+/**
+ * Which of the three publish actions runs a test's step, when the test does not say (options.kind):
+ * the input only that action declares names it, renew/'s renew-within or host/'s
+ * bundle-url-template; any other step is the root action's export.
+ */
+export function kindOfStep(inputs: Record<string, string>): RunKind {
+  if (inputs['renew-within'] !== undefined) return 'renew';
+  if (inputs['bundle-url-template'] !== undefined) return 'host';
+  return 'export';
+}
+
+/** The bundle under dist/ of the action that runs a test's step (kindOfStep), as its action.yml's runs.main names it. */
+export function bundleOfStep(inputs: Record<string, string>): string {
+  return { export: 'dist/index.js', renew: 'dist/renew/index.js', host: 'dist/host/index.js' }[kindOfStep(inputs)];
 }
 
 let queue: Promise<unknown> = Promise.resolve();
@@ -100,7 +117,7 @@ async function runNow(run: PublishRun, inputs: Record<string, string>, env: Reco
   }) as typeof process.stdout.write;
   process.exitCode = 0;
   try {
-    await run(new Cancellation(), options);
+    await run(new Cancellation(), { kind: kindOfStep(inputs), ...options });
   } finally {
     process.stdout.write = write;
     process.env = saved;

@@ -44,7 +44,7 @@ describe('one deadline for the step', () => {
     const result = await run({ 'request-timeout': '1s' });
     expect(result.code).toBe(0);
     expect(result.log).toMatch(/GET \/v1\/static-export\/jobs\/se_\w+ got no whole answer within 1 s; retrying in/);
-    expect(result.outputs.status).toBe('completed');
+    expect(result.outputs['bundle-url']).toMatch(/^http/);
   });
 
   it('an answer far larger than the endpoint sends is cut off, not read into memory', async () => {
@@ -93,7 +93,7 @@ describe('inputs a careful user expects to work, or to be told about', () => {
   it('an empty api-key gets this project\'s message, before any request', async () => {
     const result = await runInProcess(publish, { 'api-key': '', 'api-url': platform.url, domain: 'docs.example.com' });
     expect(result.code).toBe(1);
-    expect(errorLine(result.log)).toContain("Input 'api-key': is required to export: pass your admin API key from a secret");
+    expect(errorLine(result.log)).toContain("Input 'api-key': is empty. Pass your admin API key from a secret, for example api-key: ${{ secrets.DOCS_ADMIN_KEY }}");
     expect(platform.requests).toHaveLength(0);
   });
 
@@ -154,10 +154,17 @@ describe('inputs that cannot act in this run are refused or named', () => {
     expect(platform.requests).toEqual([]);
   });
 
-  it('pull request inputs without config-path, and check-sha256 without bundle-url-template, are named in a notice', async () => {
-    const result = await run({ 'pr-labels': 'docs', 'pr-title': 'Docs', 'check-sha256': 'true' });
+  it('pull request inputs without config-path are named in a notice', async () => {
+    const result = await run({ 'pr-labels': 'docs', 'base-branch': 'production' });
     expect(result.code).toBe(0);
-    expect(result.log).toContain('::notice::pr-labels, pr-title are set, but without config-path this step opens no pull request, so they do nothing.');
-    expect(result.log).toContain('::notice::check-sha256 is true, but it checks a URL the team hosts, which only bundle-url-template proposes');
+    expect(result.log).toContain('::notice::pr-labels, base-branch are set, but without config-path this step opens no pull request, so they do nothing.');
+  });
+
+  // Issue 41: an input another action declares is not read here (host/'s check, renew/'s threshold).
+  it("another action's inputs change nothing in an export: no template proposed, no renewal skipped", async () => {
+    const inputs = { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'max-poll-interval': '1s', 'bundle-url-template': 'https://bundles.example.com/<job-id>/bundle.tar.gz', 'renew-within': '999h' };
+    const result = await runInProcess(publish, inputs, {}, { githubSecondMs: 1, kind: 'export' });
+    expect(result.code).toBe(0);
+    expect(result.outputs['bundle-url']).toMatch(new RegExp(`^${platform.url}`));
   });
 });

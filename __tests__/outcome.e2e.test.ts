@@ -10,7 +10,7 @@ import { operationOf } from '../emulator/github-faults.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { type ActionRun, runAction } from '../emulator/runner.ts';
 import { finishedExport, presignedLink } from './finished-export.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { bundleOfStep, loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
 
 const HOUR = 3_600_000;
 const WEEK_S = 7 * 24 * 3600;
@@ -46,8 +46,8 @@ async function production(leftHours: number, enabled = true): Promise<{ repo: st
 
 const step = (extra: Record<string, string>) => ({ 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: DOMAIN, 'config-path': PATH, 'github-token': TOKEN, ...QUICK_POLLS, ...extra });
 /** The README's nightly step (a renewal when due), with `extra` inputs. */
-const nightly = (extra: Record<string, string> = {}) => step({ 'job-id': 'auto', 'min-validity': '72h', ...extra });
-const throughDist = (repo: string, inputs: Record<string, string>, event = 'schedule') => runAction('dist/index.js', inputs, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: event });
+const nightly = (extra: Record<string, string> = {}) => step({ 'renew-within': '72h', ...extra });
+const throughDist = (repo: string, inputs: Record<string, string>, event = 'schedule') => runAction(bundleOfStep(inputs), inputs, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: event });
 
 /** A push run proposes a new export: the content pull request a person reviews. */
 async function proposeContent(repo: string): Promise<number> {
@@ -142,19 +142,19 @@ describe('the outcome reported, through dist/', () => {
     expect(run.outputs).toMatchObject({ skipped: 'true', 'config-changed': 'false', 'pull-request-operation': 'none', 'pull-request-number': String(content), merged: 'false' });
   }, 60_000);
 
-  it('warns with an annotation when the new link cannot outlive the review (one-hour links, link-margin 72h)', async () => {
+  it('warns with an annotation when the new link cannot outlive the review (one-hour links, the 72 h a review and a rollout may take)', async () => {
     const { repo } = await production(150);
     platform.linkTtlSeconds = 3600;
     const { jobId } = await finishedExport(platform, DOMAIN);
     const run = await throughDist(repo, step({ 'job-id': jobId }), 'push');
     expect(run.code).toBe(0);
-    expect(annotations(run, 'warning')).toEqual([expect.stringMatching(/^::warning::The platform's link expires at .+, sooner than link-margin \(3d 0h\)\. If the pull request is merged or rolled out after that, pods that start then cannot fetch the site\. /)]);
+    expect(annotations(run, 'warning')).toEqual([expect.stringMatching(/^::warning::The platform's link expires at .+, sooner than 3d 0h from now, the time a review and a rollout may take\. If the pull request is merged or rolled out after that, pods that start then cannot fetch the site\. /)]);
     expect(run.outputs['pull-request-operation']).toBe('created');
   }, 60_000);
 
   it("speaks of no pod that cannot fetch the site while production is switched off (enabled: false)", async () => {
     const { repo } = await production(20, false);
-    // A renewal keeps enabled: false; its new link lives an hour, far less than link-margin.
+    // A renewal keeps enabled: false; its new link lives an hour, far less than renew-within.
     platform.linkTtlSeconds = 3600;
     const run = await throughDist(repo, nightly());
     expect(run.code).toBe(0);

@@ -15,7 +15,7 @@ const exported: ExportResult = {
 const pull = (number: number) => ({ number, url: `https://github.invalid/acme/deploy/pull/${number}` });
 const update = (over: Partial<ConfigUpdate>): ConfigUpdate => ({ changed: true, operation: 'created', ...pull(1), changes: [], baseBranch: 'main', pending: true, ...over });
 const configured = (over: Partial<Configured> = {}): Configured => ({ baseBranch: 'main', dryRun: false, guard: { level: 'ok', urgent: false, labelled: false, expiresAt: new Date(at(40)) }, ...over });
-const left = { kind: 'left' as const, validity: { due: false, expiresAt: new Date(at(150)), reason: 'The current link stays valid for 6d 6h, at least min-validity (3d 0h): nothing to do.' }, heading: 'valid' as const };
+const left = { kind: 'left' as const, validity: { due: false, expiresAt: new Date(at(150)), reason: 'The current link stays valid for 6d 6h, at least renew-within (3d 0h): nothing to do.' }, heading: 'valid' as const };
 const done = (over: Partial<Extract<Outcome, { kind: 'done' }>>): Outcome => ({ kind: 'done', applied: left, hostedRun: false, stepOutputs: {}, configured: configured(), ...over });
 
 describe('outputsOf', () => {

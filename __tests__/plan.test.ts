@@ -19,7 +19,7 @@ const nightly = (over: Partial<PublishInputs> = {}) => ({ plan: 'auto', request:
 const facts = (over: Partial<Facts> = {}): Facts => ({ proposal: { base: { branch: 'main' } } as Facts['proposal'], deployedEnabled: true, vetoes: new Map(), ...over });
 
 describe('planRun', () => {
-  it('leaves a link valid longer than min-validity, and renews the same export when it is due', () => {
+  it('leaves a link valid longer than renew-within, and renews the same export when it is due', () => {
     expect(planRun(nightly(), facts({ link: link(24) }), NOW)).toMatchObject({ kind: 'leave', validity: { due: false } });
     expect(planRun(nightly(), facts({ link: link(120) }), NOW)).toMatchObject({ kind: 'export', plan: { reuse: JOB, fallback: { domain: 'docs.example.com' } } });
   });
@@ -33,7 +33,7 @@ describe('planRun', () => {
     expect(planRun(nightly(), facts({ link: 'https://docs-bundles.example.invalid/se_3f9a2c1b8e7d4a06.tar.gz' }), NOW)).toMatchObject({ kind: 'leave', validity: { hosted: true } });
   });
 
-  it('is due exactly when the link has less than min-validity left, over 500 seeded cases', () => {
+  it('is due exactly when the link has less than renew-within left, over 500 seeded cases', () => {
     let seed = 40;
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     for (let i = 0; i < 500; i++) {

@@ -59,15 +59,13 @@ describe('refused before any platform request', () => {
     expect(github.pulls(REPO)).toEqual([]);
   });
 
-  it('pr-branch equal to the default branch, once GitHub names it', async () => {
+  // No action takes pr-branch since issue 41: a step that still passes the default branch cannot write to it.
+  it('a pr-branch naming the default branch is not read: the pull request comes from the action\'s own branch', async () => {
+    const before = github.fileAt(REPO, 'main', PATH);
     const result = await run({ 'pr-branch': 'main' });
-    expect(result.code).toBe(1);
-    expect(result.log).toMatch(/::error::Input 'pr-branch': 'main' is the repository's default branch, which the pull request merges into \(no base-branch is set\): a pull request needs a branch of its own\./);
-    expect(platform.requests).toEqual([]);
-    expect(writes()).toEqual([]);
-    // Named by GitHub's answer, read with the rest of the facts: the repository first, and reads only.
-    expect(github.requests[0]?.path.replace(/\?.*/, '')).toBe('/repos/acme/deploy');
-    expect(github.requests.length).toBeGreaterThan(1);
+    expect(result.code).toBe(0);
+    expect(github.pulls(REPO).map((pull) => [pull.head, pull.base])).toEqual([['static-export/deploy-values.yaml', 'main']]);
+    expect(github.fileAt(REPO, 'main', PATH)).toBe(before);
   });
 
   it("a person's token that can read the repository but not push to it, and a token GitHub does not know", async () => {

@@ -42,7 +42,7 @@ const weekLink = (jobId: string, leftMs: number) => presignedLink(platform, jobI
 const nightly = (extra: Record<string, string> = {}) =>
   runInProcess(
     publish,
-    { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, 'job-id': 'auto', 'min-validity': '72h', ...QUICK_POLLS, ...extra },
+    { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, 'renew-within': '72h', ...QUICK_POLLS, ...extra },
     { GITHUB_EVENT_NAME: 'schedule', GITHUB_REPOSITORY: REPO }
   );
 const openPull = () => github.pulls(REPO).find((pull) => pull.state === 'open')!;
@@ -93,11 +93,13 @@ describe("the guard's marks on the pull request", () => {
     expect(regionOf(pull.body).split('\n')[0]).toContain('this pull request cannot be merged as it is (it conflicts with main): resolve the conflict, then merge it and roll it out.');
   });
 
-  it('a fail-when-production-expires that is not auto, always or never fails before any request, saying what each means', async () => {
+  // renew-within is the guard's one time input now (fail-when-production-expires is gone: the nightly fails, a push warns).
+  it('a renew-within that is not a duration fails before any request', async () => {
     platform.requests.length = 0;
-    const night = await nightly({ 'fail-when-production-expires': 'sometimes' });
+    github.requests.length = 0;
+    const night = await nightly({ 'renew-within': 'sometimes' });
     expect(night.code).toBe(1);
-    expect(night.log).toContain("::error::Input 'fail-when-production-expires': 'sometimes' is not auto, always or never. auto (the default) fails a scheduled or manual run");
+    expect(night.log).toContain("::error::Input 'renew-within': 'sometimes' is not a duration.");
     expect([github.requests, platform.requests]).toEqual([[], []]);
   });
 });

@@ -12,6 +12,7 @@ import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '.
 import { runAction } from '../emulator/runner.ts';
 import { finishedExport, presignedLink } from './finished-export.ts';
 import { regionOf } from '../src/publish/body.ts';
+import { bundleOfStep } from './in-process.ts';
 
 const REPO = 'acme/deploy';
 const PATH = 'deploy/values.yaml';
@@ -50,12 +51,12 @@ async function production(leftMs: number, { lifetimeMs = 7 * DAY, enabled = true
 /** One step of a workflow started by `event`. */
 const run = (event: string, inputs: Record<string, string>) =>
   runAction(
-    'dist/index.js',
+    bundleOfStep(inputs),
     { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, ...inputs },
     { GITHUB_EVENT_NAME: event, GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO, GITHUB_WORKSPACE: temp, RUNNER_TEMP: temp }
   );
 /** The README's nightly renewal. */
-const NIGHTLY = { 'job-id': 'auto', 'min-validity': '72h' };
+const NIGHTLY = { 'renew-within': '72h' };
 const newExport = async () => ({ 'job-id': (await finishedExport(platform, DOMAIN)).jobId });
 const openPull = () => github.pulls(REPO).find((pull) => pull.state === 'open');
 const writes = () => github.requests.filter((request) => request.method !== 'GET');
@@ -67,7 +68,7 @@ describe("production's link: the warning reaches whoever can act", () => {
     expect(pushed.code).toBe(0);
     const pull = openPull()!;
     expect(pushed.log).toMatch(
-      new RegExp(`::warning::Production's link in deploy/values\\.yaml on main expires at .*, in 20h 2\\dm\\. Merge pull request #${pull.number} \\(${pull.html_url}\\) and roll it out before then: .* This push run only warns: a scheduled or manual run fails for it`)
+      new RegExp(`::warning::Production's link in deploy/values\\.yaml on main expires at .*, in 20h 2\\dm\\. Merge pull request #${pull.number} \\(${pull.html_url}\\) and roll it out before then: .* This push run only warns: the nightly renew/ run, scheduled or manual, fails for it`)
     );
     expect(pushed.log).not.toContain('::error::');
     expect(regionOf(pull.body).split('\n')[0]).toMatch(/^🛑 \*\*Production's link expires in 20 hours\*\* \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\): merge and roll out this pull request before then/);
@@ -83,7 +84,7 @@ describe("production's link: the warning reaches whoever can act", () => {
     // The renewal is proposed, but only a merge renews production: the step fails so the workflow's owner is told.
     expect(night.code).toBe(1);
     const pull = openPull()!;
-    expect(pull.title).toBe('Static export: renew the bundle link for docs.example.com');
+    expect(pull.title).toBe('Static export: renew the bundle link');
     expect(night.log).toMatch(new RegExp(`::error::Production's link in deploy/values\\.yaml on main expires at .*, in 20h 2\\dm\\. Merge pull request #${pull.number} \\(${pull.html_url}\\) and roll it out before then`));
     expect(night.outputs['pull-request-number']).toBe(String(pull.number));
     expect(regionOf(pull.body).split('\n')[0]).toContain("**Production's link expires in 20 hours**");

@@ -52,8 +52,8 @@ describe('which run fails: the one whose owner can act', () => {
   });
 
   it('a push run says why it only warns, and who fails instead', () => {
-    expect(guardProduction(facts(20 * HOUR, { event: 'push' })).message).toMatch(/ This push run only warns: a scheduled or manual run fails for it \(fail-when-production-expires: auto\)\.$/);
-    expect(guardProduction(facts(20 * HOUR, { failWhen: 'never' })).message).toMatch(/ This step does not fail for it \(fail-when-production-expires: never\)\.$/);
+    expect(guardProduction(facts(20 * HOUR, { event: 'push' })).message).toMatch(/ This push run only warns: the nightly renew\/ run, scheduled or manual, fails for it\.$/);
+    expect(guardProduction(facts(20 * HOUR, { failWhen: 'never' })).message).toMatch(/ This step does not fail for it\.$/);
   });
 
   it('a dry run reports and never fails, also for the pull request it would open', () => {

@@ -10,7 +10,7 @@ import { linkExpiry } from '../src/values/link.ts';
 import { readSetting } from '../src/values/values-file.ts';
 import { formatUtc } from '../src/action/format.ts';
 import { finishedExport, presignedLink } from './finished-export.ts';
-import { QUICK_POLLS } from './in-process.ts';
+import { bundleOfStep, QUICK_POLLS } from './in-process.ts';
 
 const BUNDLE = process.env.PUBLISH_BUNDLE ?? 'dist/index.js';
 const HOUR = 3_600_000;
@@ -43,14 +43,14 @@ async function production(leftHours: number, enabled: boolean): Promise<{ repo: 
 }
 
 const run = (repo: string, inputs: Record<string, string>, event = 'schedule') =>
-  runAction(BUNDLE, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: DOMAIN, 'config-path': PATH, 'github-token': TOKEN, ...QUICK_POLLS, ...inputs }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: event });
+  runAction(inputs['renew-within'] ? bundleOfStep(inputs) : BUNDLE, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: DOMAIN, 'config-path': PATH, 'github-token': TOKEN, ...QUICK_POLLS, ...inputs }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: event });
 const annotations = (result: ActionRun, kind: string) => result.log.split('\n').filter((line) => line.startsWith(`::${kind}::`));
 
 describe('production that serves no bundle', () => {
   it('auto-merge: renewals merges nothing into a base whose block has enabled: false, and nothing speaks of pods that cannot fetch the site', async () => {
     platform.linkTtlSeconds = 7 * 24 * 3600;
     const { repo, link } = await production(40, false);
-    const nightly = await run(repo, { 'job-id': 'auto', 'min-validity': '72h', 'auto-merge': 'renewals' });
+    const nightly = await run(repo, { 'renew-within': '72h', 'auto-merge': 'renewals' });
     expect(annotations(nightly, 'error')).toEqual([]);
     expect(annotations(nightly, 'warning')).toEqual([]);
     expect(nightly.code).toBe(0);

@@ -65,7 +65,8 @@ describe('publish on a push: wait for the platform to publish, then export', () 
     expect(run.code).toBe(0);
     expect(exportedCommit()).toBe(sha);
     expect(exportedCommit()).not.toBe(old);
-    expect(run.outputs['docs-commit']).toBe(sha);
+    // The summary names the docs commit the export holds (no docs-commit output since issue 41).
+    expect(run.summary).toContain(`<code>${sha.slice(0, 12)}</code> from docs, published before the export started`);
     expect(run.log).toContain(`Waiting for the platform to publish ${sha.slice(0, 7)} from docs before exporting`);
     expect(run.log).toMatch(new RegExp(`Bundle ready: \\d+ pages, link valid until .*, holding ${sha.slice(0, 7)} from docs\\.`));
     expect(run.summary).toContain(`<th>Docs commit</th><td><code>${sha.slice(0, 12)}</code> from docs`);
@@ -121,7 +122,7 @@ describe('publish on a push: wait for the platform to publish, then export', () 
     const run = await action.done;
     expect(run.code).toBe(0);
     expect(exportedCommit()).toBe(theirs);
-    expect(run.outputs['docs-commit']).toBe(theirs);
+    expect(run.summary).toContain(`<code>${theirs.slice(0, 12)}</code> from docs, published before the export started`);
     // Without a token nothing was checked, so nothing is claimed: it could as well be older.
     expect(run.log).toContain(`The platform published ${theirs.slice(0, 7)}, not this run's ${mine.slice(0, 7)}, and the run could not ask GitHub whether it includes this push (no github-token is at hand). Exporting what is published.`);
     expect(run.log).not.toMatch(/newer|includes this push\./);
@@ -135,7 +136,7 @@ describe('publish on a push: wait for the platform to publish, then export', () 
     const run = await runInProcess(publish, inputs(extra), env());
     expect(run.code).toBe(0);
     expect(routeCalls('deploy') + routeCalls('deploy-status')).toBe(0);
-    expect(run.outputs['docs-commit']).toBeUndefined();
+    expect(run.summary).not.toContain('published before the export started');
   });
 
   it.each(['502-taken', 'drop-taken'] as const)('a deployment trigger whose answer was lost (%s) is not sent again: one deployment queued, a clear error, nothing exported', async (kind) => {
@@ -245,11 +246,11 @@ describe('random deployments: whatever ends well exports the pushed commit or ne
         const order = [mine, ...later];
         const exported = order.indexOf(exportedCommit() ?? '');
         expect({ ...context, holds: exported >= 0 }).toEqual({ ...context, holds: true });
-        // docs-commit is what the run's deployment published. A later push that the platform
+        // The summary's docs commit is what the run's deployment published. A later push that the platform
         // publishes in the moments before the export starts is in the export instead, so the
         // export holds docs-commit or a newer push, never an older one (the API cannot list the
         // deployments the platform's GitHub app started, so the run cannot see that push).
-        const reported = order.indexOf(run.outputs['docs-commit'] ?? '');
+        const reported = order.findIndex((sha) => run.summary.includes(`<code>${sha.slice(0, 12)}</code> from docs, published before the export started`));
         expect({ ...context, reported: reported >= 0 && reported <= exported }).toEqual({ ...context, reported: true });
       } else {
         // A run that ends in error exported nothing.

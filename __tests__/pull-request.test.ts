@@ -273,7 +273,7 @@ describe('proposeChange', () => {
 
   it('refuses to use the base branch as the PR branch', async () => {
     const error = await failure(() => propose('x', { branch: 'main' }));
-    expect(error.message).toContain('pr-branch');
+    expect(error.message).toBe("The pull request's branch main is the base branch; choose another base-branch");
     expect(writes()).toEqual([]);
   });
 });
@@ -319,7 +319,7 @@ describe('proposeChange errors', () => {
     const error = await failure(() => propose('{"url":"v2"}\n'));
     expect(error.status).toBe(422);
     expect(error.message).toContain('protected');
-    expect(error.message).toContain('choose another pr-branch');
+    expect(error.message).toContain('lift the rule from static-export/ branches');
     expect(error.message).toContain('Changes must be made through a pull request.');
   });
 
@@ -327,7 +327,7 @@ describe('proposeChange errors', () => {
     emulator.setPolicy({ protectedBranches: [BRANCH] });
     const error = await failure(() => propose('{"url":"new"}\n'));
     expect(error.status).toBe(422);
-    expect(error.message).toContain('choose another pr-branch');
+    expect(error.message).toContain('lift the rule from static-export/ branches');
   });
 });
 

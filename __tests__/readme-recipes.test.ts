@@ -9,7 +9,7 @@ interface ActionFile {
   outputs: Record<string, unknown>;
 }
 
-const ACTIONS: Record<string, string> = { '': 'action.yml', '/agent-job': 'agent-job/action.yml', '/feedback': 'feedback/action.yml' };
+const ACTIONS: Record<string, string> = { '': 'action.yml', '/renew': 'renew/action.yml', '/host': 'host/action.yml', '/agent-job': 'agent-job/action.yml', '/feedback': 'feedback/action.yml' };
 const OURS = /^<owner>\/<repo>(\/[a-z-]+)?@v\d+$/;
 
 interface Step {

@@ -1,12 +1,13 @@
-// The README's own workflows, run as written through dist/index.js against the emulators: the push
-// workflow, the nightly renewal and the S3-hosted workflow, against one values file, while a reviewer
+// The README's own workflows, run as written through each action's own bundle (dist/index.js,
+// dist/renew/index.js, dist/host/index.js) against the emulators: the push workflow, the nightly
+// renewal and the S3-hosted workflow, against one values file, while a reviewer
 // commits and clicks "Update branch", in a repository that allows only rebase merging. Each step's
 // inputs are read from the README itself; only the secrets, variables and earlier steps' outputs are
 // filled in, and the upload to S3 is done by hand onto a static file server.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 import { fakeSha } from '../emulator/deployments.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
@@ -23,6 +24,9 @@ const TOKEN = 'ghs_emulator_token';
 const HOUR = 3_600_000;
 
 type Step = WorkflowStep;
+
+/** The bundle each step ran, as its action.yml's runs.main names it. */
+const ran: string[] = [];
 
 /** The steps of this repository's action in the README workflow named `name`, in order. */
 function readmeSteps(name: string): Step[] {
@@ -60,6 +64,7 @@ async function runStep(step: Step, event: Record<string, string>, earlier: Recor
       return output ? (earlier[output[1]!]?.outputs[output[2]!] ?? '') : known[expression];
     });
   const { bundle, inputs } = actionInputs(step, fill);
+  ran.push(relative(process.cwd(), bundle));
   // The bucket is the static file server here; the rest of the URL is the README's.
   if (inputs['bundle-url-template']) inputs['bundle-url-template'] = inputs['bundle-url-template'].replace(/^https:\/\/[^/]+/, files.url);
   // The emulator's exports take 0.35 s: poll them on a short beat (the README's own poll inputs, had it
@@ -98,7 +103,8 @@ describe("the README's workflows, as written, over a team's week", () => {
     expect(renewed.code).toBe(0);
     expect(renewed.outputs['pull-request-number']).toBe(number);
     expect(setting('static-export/deploy-values.yaml', 'enabled')).toBe(true);
-    expect(github.pulls(DEPLOY_REPO).find((pull) => pull.state === 'open')!.title).toBe('Static export: new bundle for docs.example.com');
+    // renew/ takes no domain: the title says what merging changes.
+    expect(github.pulls(DEPLOY_REPO).find((pull) => pull.state === 'open')!.title).toBe('Static export: new bundle');
 
     // A reviewer's note, and "Update branch" after another change reached the base.
     const pull = Number(number);
@@ -132,5 +138,7 @@ describe("the README's workflows, as written, over a team's week", () => {
     github.mergePull(DEPLOY_REPO, pull, 'rebase');
     expect(github.fileAt(DEPLOY_REPO, 'main', PATH)).toBe(text);
     expect(Date.parse(night.outputs['deployed-expires-at']!) - Date.now()).toBeGreaterThan(90 * HOUR);
+    // Each workflow ran through its own action's bundle (issue 41): push, nightly, export + host, nightly.
+    expect(ran).toEqual(['dist/index.js', 'dist/renew/index.js', 'dist/index.js', 'dist/host/index.js', 'dist/renew/index.js']);
   }, 180_000);
 });

@@ -61,7 +61,7 @@ const values = (link: string, enabled = false) => `# Docs deployment\nreplicaCou
 const run = (inputs: Record<string, string>, env: Record<string, string> = {}) =>
   runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, ...QUICK_POLLS, ...inputs }, { GITHUB_REPOSITORY: REPO, GITHUB_WORKSPACE: workspace, ...env });
 const push = (jobId: string, extra: Record<string, string> = {}) => run({ 'job-id': jobId, domain: 'docs.example.com', ...extra });
-const renewal = (extra: Record<string, string> = {}) => run({ 'job-id': 'auto', 'min-validity': '72h', domain: 'docs.example.com', ...extra });
+const renewal = (extra: Record<string, string> = {}) => run({ 'renew-within': '72h', ...extra });
 const setting = (ref: string, name: string) => readSetting(PATH, github.fileAt(REPO, ref, PATH)!, 'staticExport', name);
 const openPulls = () => github.pulls(REPO).filter((pull) => pull.state === 'open');
 
@@ -79,8 +79,8 @@ describe('every run reconciles what is deployed, what is proposed and what was e
     expect(renewed.outputs['pull-request-number']).toBe(pushed.outputs['pull-request-number']);
     expect([setting(BRANCH, 'enabled'), setting(BRANCH, 'version'), setting(BRANCH, 'bundleUrl')]).toEqual([true, '2024-06-01', renewed.outputs['bundle-url']]);
     const [pull] = openPulls();
-    // Merging still changes the export production serves, so the pull request says so.
-    expect(pull!.title).toBe('Static export: new bundle for docs.example.com');
+    // Merging still changes the export production serves, so the pull request says so (renew/ takes no domain to name).
+    expect(pull!.title).toBe('Static export: new bundle');
     expect(pull!.body).not.toContain('No page changed');
     expect(pull!.body).toContain('| `staticExport.enabled` | before: `false`<br>after: `true` |');
   });
@@ -117,25 +117,23 @@ describe('every run reconciles what is deployed, what is proposed and what was e
     const night = await renewal();
     expect(night.code).toBe(0);
     expect(night.outputs).toMatchObject({ skipped: 'true', 'expires-at': 'never', 'deployed-expires-at': 'never' });
-    expect(night.outputs['skip-reason']).toContain('a URL without an expiry of its own: it is never renewed');
-    expect(platform.requests).toEqual([]);
-    expect(openPulls()).toEqual([]);
-    expect(github.fileAt(REPO, 'main', PATH)).toBe(values(hosted, true));
-    // With bundle-url-template and no archive-path too: archive-path is needed only by a run that proposes.
-    const templated = await renewal({ 'bundle-url-template': `${files.url}/bundles/<job-id>/bundle.tar.gz` });
-    expect([templated.code, templated.outputs.skipped]).toEqual([0, 'true']);
+    expect(night.log).toContain('a URL without an expiry of its own: it is never renewed');
     expect(platform.requests).toEqual([]);
     expect(files.requests.filter((request) => request.method === 'GET')).toEqual([]);
+    expect(openPulls()).toEqual([]);
+    expect(github.fileAt(REPO, 'main', PATH)).toBe(values(hosted, true));
   });
 
-  it('a renewal with bundle-url-template that has something to propose asks for archive-path, before the storage or the platform is asked', async () => {
+  // host/ always proposes the template (issue 41): without the archive it would check the URL against, it stops at once.
+  it('host/ without archive-path asks for it, before the storage, GitHub or the platform is asked', async () => {
     github.createRepo(REPO, { [PATH]: values(presigned(platform.seedExportJob({ domain: 'docs.example.com' }), 10), true) });
     platform.requests.length = 0;
     files.requests.length = 0;
-    const night = await renewal({ 'bundle-url-template': `${files.url}/bundles/<job-id>/bundle.tar.gz` });
-    expect(night.code).toBe(1);
-    expect(night.log).toContain("::error::Input 'archive-path': is required with bundle-url-template");
-    expect([platform.requests, files.requests]).toEqual([[], []]);
+    github.requests.length = 0;
+    const hosted = await run({ 'job-id': platform.seedExportJob({ domain: 'docs.example.com' }), 'bundle-url-template': `${files.url}/bundles/<job-id>/bundle.tar.gz` });
+    expect(hosted.code).toBe(1);
+    expect(hosted.log).toContain("::error::Input 'archive-path': is required: give the archive-path output of the step that kept the archive (keep-archive)");
+    expect([platform.requests, files.requests, github.requests]).toEqual([[], [], []]);
   });
 
   it('the push workflow and the hosted-URL step land on one pull request', async () => {

@@ -1,7 +1,6 @@
 // Inputs the run can judge before it exports are refused before the platform hears of anything
 // (issue 40), through the built bundle (dist/index.js) as the runner runs it: a config-key that is a
-// near miss of a key path in the values file (another case, a letter or two off), and a pr-branch
-// given as a ref. The platform emulator's request log stays empty, and nothing is written to GitHub.
+// near miss of a key path in the values file (another case, a letter or two off). The platform emulator's request log stays empty, and nothing is written to GitHub.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
@@ -70,17 +69,15 @@ describe('refused before exporting, through dist/', () => {
     nothingDone(repo);
   }, 30_000);
 
-  it('a pr-branch given as a ref (refs/heads/…) names the input and the branch name to give instead, before any request', async () => {
+  // No action takes pr-branch since issue 41: the branch is named from the file, so a ref can never
+  // become a branch literally named refs/heads/…, and the three workflows land on one pull request.
+  it('a pr-branch a step still passes (a ref, even) is not read: the pull request comes from the action\'s own branch', async () => {
     const repo = repository((link) => `staticExport:\n  enabled: true\n  bundleUrl: "${link}"\n`);
     const run = await push(repo, { 'pr-branch': 'refs/heads/docs-link' });
-    expect(run.code).toBe(1);
-    expect(errors(run)).toEqual([
-      "::error::Input 'pr-branch': 'refs/heads/docs-link' is a ref, not a branch name: the step would push a branch literally named refs/heads/docs-link. " +
-        "Give the branch's name alone (pr-branch: docs-link), or remove pr-branch to use the action's own branch. Nothing was exported."
-    ]);
-    // Judged from the inputs alone: not even GitHub was asked.
-    expect(github.requests).toEqual([]);
-    nothingDone(repo);
+    expect(errors(run)).toEqual([]);
+    expect(run.code).toBe(0);
+    expect(github.pulls(repo).map((pull) => pull.head)).toEqual(['static-export/deploy-values.yaml']);
+    expect(github.branchHead(repo, 'refs/heads/docs-link')).toBeUndefined();
   }, 30_000);
 
   it('still takes a key path the file holds, and a first run of a key the file has no near miss of', async () => {

@@ -1,8 +1,7 @@
 // The checks behind refuse-before-export.e2e, pure: which config-key is a near miss of a key path in
-// the file, and which pr-branch is a ref.
+// the file. (No action takes a pr-branch any more, so none can be a ref: the branch is named from the file.)
 import { describe, expect, it } from '@jest/globals';
 import { nearMissKey } from '../src/publish/preflight.ts';
-import { refNotBranch } from '../src/publish/config-inputs.ts';
 
 const yaml = 'docs:\n  replicas: 2\n  staticExport:\n    enabled: true\nimage:\n  tag: "1.0"\n';
 const json = '{\n  "docs": { "staticExport": { "enabled": true } },\n  "image": { "tag": "1.0" }\n}\n';
@@ -28,15 +27,5 @@ describe('nearMissKey', () => {
     ['imag', 'a short key a letter off a block (image): only its case would count']
   ])('%s passes: %s', (key) => {
     expect(nearMissKey('values.yaml', yaml, key)).toBeUndefined();
-  });
-});
-
-describe('refNotBranch', () => {
-  it('refuses a ref and names the branch to give instead', () => {
-    expect(refNotBranch('refs/heads/main')?.message).toContain("Give the branch's name alone (pr-branch: main)");
-    expect(refNotBranch('refs/tags/v1')?.message).toContain('Give the name of a branch, without refs/');
-  });
-  it('takes branch names, slashes included', () => {
-    for (const branch of ['', 'main', 'static-export/deploy-values.yaml', 'refsx/heads/main', 'team/refs/heads']) expect(refNotBranch(branch)).toBeUndefined();
   });
 });

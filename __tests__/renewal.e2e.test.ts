@@ -1,4 +1,4 @@
-// A scheduled renewal (job-id: auto, min-validity) against the platform and GitHub emulators. It
+// A scheduled renewal (renew/, renew-within) against the platform and GitHub emulators. It
 // must skip while the link is fresh, renew without re-rendering when it is due, and fall back to a
 // new export when the link's job is gone. The real action runs in this process (in-process.ts), on a
 // short beat; the README's nightly workflow runs it through dist/index.js (readme-workflows.e2e).
@@ -39,9 +39,7 @@ const renew = (extra: Record<string, string> = {}) =>
     {
       'api-key': DEFAULT_API_KEY,
       'api-url': platform.url,
-      domain: 'docs.example.com',
-      'job-id': 'auto',
-      'min-validity': '72h',
+      'renew-within': '72h',
       'config-path': 'deploy/values.yaml',
       'github-token': 'ghs_emulator_token',
       ...QUICK_POLLS,
@@ -59,7 +57,7 @@ describe('renewal on a schedule', () => {
     const run = await renew();
     expect(run.code).toBe(0);
     expect(run.outputs.skipped).toBe('true');
-    expect(run.outputs['skip-reason']).toMatch(/^The current link stays valid for 6d 22h, at least min-validity \(3d 0h\): nothing to do\.$/);
+    expect(run.log).toMatch(/^The current link stays valid for 6d 22h, at least renew-within \(3d 0h\): nothing to do\.$/m);
     expect(run.outputs['expires-at']).toBe(new Date(Math.floor(signedAt / 1000) * 1000 + 7 * 24 * HOUR).toISOString());
     expect(platform.requests).toEqual([]);
     expect(writes()).toEqual([]);
@@ -84,8 +82,8 @@ describe('renewal on a schedule', () => {
     // Only bundleUrl changes; `enabled: false` stays as the team set it.
     const [pull] = github.pulls(REPO);
     expect(github.fileAt(REPO, pull.head, 'deploy/values.yaml')).toBe(values(run.outputs['bundle-url']));
-    expect(pull.title).toBe('Static export: renew the bundle link for docs.example.com');
-    expect(pull.body).toContain('Renews the static export link of **docs.example.com**: the same export, a fresh link.');
+    // renew/ takes no domain: the title names what it does, and the file's link says whose site.
+    expect(pull.title).toBe('Static export: renew the bundle link');
     expect(pull.body).toMatch(/\| Production's link expires \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
     // Production serves no bundle: no deadline for pods that would fetch it, and the body says why merging changes little.
     expect(pull.body).not.toMatch(/\*\*Merge and roll out before|cannot fetch the site/);
@@ -102,40 +100,32 @@ describe('renewal on a schedule', () => {
     expect(row).not.toMatch(/X-Amz-Signature/);
   });
 
-  it('falls back to a new export when the link\'s job is gone, and says so', async () => {
+  // renew/ exports nothing (issue 41): where the old nightly fell back to a new export of its domain,
+  // it now stops before any write and names the action that exports.
+  it('stops when the link\'s job is gone, naming the root action, and writes nothing', async () => {
     github.createRepo(REPO, { 'deploy/values.yaml': values(link('se_0000000000000000', Date.now() - 23 * HOUR, 24 * 3600)) });
     const run = await renew();
-    expect(run.code).toBe(0); // production's link expires within the hour, but enabled: false leaves nothing to guard
-    expect(run.log).toContain('Export job se_0000000000000000 is gone (404): starting a new export of docs.example.com instead.');
-    expect(calls('start')).toBe(1);
-    expect(run.outputs['job-id']).not.toBe('se_0000000000000000');
-    const [pull] = github.pulls(REPO);
-    expect(pull.title).toBe('Static export: new bundle for docs.example.com');
+    expect(run.code).toBe(1);
+    expect(run.log).toContain('::error::Export job se_0000000000000000, which the link in the values file comes from, is gone (404): no fresh link can be made for it, and renew/ exports nothing. Run the root action (an export) to propose a new bundle.');
+    expect(calls('start')).toBe(0);
+    expect(github.pulls(REPO)).toEqual([]);
   });
 
-  it('starts a new export when the file holds no link yet', async () => {
+  it('stops when the file holds no link yet, naming the root action, before any platform request', async () => {
     github.createRepo(REPO, { 'deploy/values.yaml': 'replicaCount: 2\n' });
     const run = await renew();
-    expect(run.code).toBe(0);
-    expect(run.log).toContain('The configuration holds no bundle link yet: starting a new export of docs.example.com instead.');
-    expect(calls('start')).toBe(1);
-  });
-
-  it('says which input is missing when there is nothing to renew and no domain', async () => {
-    github.createRepo(REPO, { 'deploy/values.yaml': 'replicaCount: 2\n' });
-    const run = await renew({ domain: '' });
     expect(run.code).toBe(1);
-    expect(run.log).toContain("::error::Input 'domain': The configuration holds no bundle link yet, and no domain is given to start a new export. Set the domain input.");
+    expect(run.log).toContain("::error::Input 'config-path': The configuration holds no bundle link yet, so there is nothing to renew: renew/ exports nothing. Run the root action (an export) once to propose a first link, then renew/ keeps it fresh.");
     expect(platform.requests).toEqual([]);
   });
 });
 
 describe('renewal: bad input fails before any request', () => {
   it.each([
-    [{ 'job-id': 'latest' }, "Input 'job-id': 'latest' is neither auto nor an export job id."],
-    [{ 'min-validity': 'three days' }, "Input 'min-validity': 'three days' is not a duration."],
-    [{ 'config-path': '' }, "Input 'job-id': auto takes the job from the link in the configuration file, so it needs config-path."],
-    [{ 'config-path': '', 'job-id': '' }, "Input 'min-validity': reads the current link from the configuration file, so it needs config-path."]
+    [{ 'renew-within': 'three days' }, "Input 'renew-within': 'three days' is not a duration."],
+    [{ 'renew-within': '0s' }, "Input 'renew-within': '0s' is zero"],
+    [{ 'config-path': '' }, "Input 'config-path': is required: renew/ proposes a change to the deployment's values file. Give its path, for example deploy/values.yaml."],
+    [{ 'api-key': '' }, "Input 'api-key': is empty."]
   ])('%j', async (extra, message) => {
     github.createRepo(REPO, { 'deploy/values.yaml': 'replicaCount: 2\n' });
     github.requests.length = 0;

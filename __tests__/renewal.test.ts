@@ -7,14 +7,14 @@ const s3 = (date: string, seconds: number) =>
   `https://static-exports.s3.invalid/se_3f9a2c1b8e7d4a06/bundle.tar.gz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${date}&X-Amz-Expires=${seconds}&X-Amz-SignedHeaders=host&X-Amz-Signature=abc`;
 
 describe('checkValidity', () => {
-  it('is not due while the link stays valid at least min-validity', () => {
+  it('is not due while the link stays valid at least renew-within', () => {
     const validity = checkValidity(s3('20261121T120000Z', 7 * 24 * 3600), 72 * HOUR, NOW);
     expect(validity).toMatchObject({ due: false, expiresAt: new Date('2026-11-28T12:00:00Z') });
-    expect(validity.reason).toBe('The current link stays valid for 7d 0h, at least min-validity (3d 0h): nothing to do.');
+    expect(validity.reason).toBe('The current link stays valid for 7d 0h, at least renew-within (3d 0h): nothing to do.');
   });
 
   it('is due when it expires sooner, or has expired', () => {
-    expect(checkValidity(s3('20261121T120000Z', 3600), 72 * HOUR, NOW)).toMatchObject({ due: true, reason: 'The current link expires in 1h 00m, less than min-validity (3d 0h): renewing it.' });
+    expect(checkValidity(s3('20261121T120000Z', 3600), 72 * HOUR, NOW)).toMatchObject({ due: true, reason: 'The current link expires in 1h 00m, less than renew-within (3d 0h): renewing it.' });
     expect(checkValidity(s3('20261120T120000Z', 3600), 72 * HOUR, NOW).reason).toContain('expired 23h 00m ago');
   });
 
@@ -31,6 +31,7 @@ describe('renewalPlan', () => {
     expect(renewalPlan(s3('20261121T120000Z', 3600), request)).toEqual({
       reuse: 'se_3f9a2c1b8e7d4a06',
       fallback: request,
+      renewal: true,
       note: 'The current link comes from export job se_3f9a2c1b8e7d4a06: generating a fresh link for it.'
     });
   });
@@ -40,7 +41,7 @@ describe('renewalPlan', () => {
     expect(renewalPlan('https://cdn.example.com/site.tar.gz', request)).toMatchObject({ start: request });
   });
 
-  it('cannot start one without a domain', () => {
-    expect(renewalPlan(undefined, undefined)).toEqual({ impossible: expect.stringContaining('Set the domain input') });
+  it('cannot start one without a domain (renew/ has none), and says which action exports', () => {
+    expect(renewalPlan(undefined, undefined)).toEqual({ impossible: expect.stringContaining('renew/ exports nothing. Run the root action (an export) once') });
   });
 });

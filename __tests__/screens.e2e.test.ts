@@ -147,9 +147,9 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
     // Production's link was signed five and a half days ago for a week: a day and a half left.
     const deployed = await deploy(SITE, Date.now() - 6 * DAY);
     github.createRepo(REPO, { 'deploy/values.yaml': values(presignedLink(platform, deployed, Date.now() - 5.5 * DAY, 7 * 24 * 3600)) });
-    const run = await publish({ 'job-id': 'auto', 'min-validity': '72h' });
+    const run = await publish({ 'renew-within': '72h' });
     expect(body()).toContain('Renews the static export link');
-    // Production's own link runs out within min-validity: the step fails so a person hears of it, and the summary opens with that.
+    // Production's own link runs out within renew-within: the step fails so a person hears of it, and the summary opens with that.
     expect(run.summary).toContain('Production is about to lose its site.');
     await expectBodyAndSummary('renewal', run, 1);
   });

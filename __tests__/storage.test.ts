@@ -87,7 +87,7 @@ describe('link margin', () => {
       const marginMs = 1 + int(8 * 86_400_000);
       const short = checkLinkMargin(new Date(now + leftMs).toISOString(), marginMs, now);
       expect([seeded(`${leftMs} left, ${marginMs} margin`), short !== undefined]).toEqual([seeded(`${leftMs} left, ${marginMs} margin`), leftMs < marginMs]);
-      if (short) expect(short.message).toMatch(/bundle-url-template.*helm upgrade --set staticExport\.bundleUrl/);
+      if (short) expect(short.message).toMatch(/keep-archive, then host\/.*helm upgrade --set staticExport\.bundleUrl/);
     }
   });
 });

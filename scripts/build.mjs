@@ -1,5 +1,5 @@
-// Builds one bundle per action with ncc, as actions/cache does: the root action, agent-job/ and
-// feedback/ each run their own file under dist/. dist/ is committed: the runner runs it as it is.
+// Builds one bundle per action with ncc, as actions/cache does: the root action, renew/, host/,
+// agent-job/ and feedback/ each run their own file under dist/. dist/ is committed: the runner runs it as it is.
 // Minified, with a source map beside each bundle (index.js.map) so that a stack trace from a
 // user's log can be mapped back to src/.
 import ncc from '@vercel/ncc';
@@ -18,6 +18,9 @@ const withoutUndici = {
 
 const bundles = [
   { entry: 'src/entry/publish.ts', out: 'dist', externals: {} },
+  // renew/ and host/ run the same reconcile as the root, so they keep the real undici too.
+  { entry: 'src/entry/renew.ts', out: 'dist/renew', externals: {} },
+  { entry: 'src/entry/host.ts', out: 'dist/host', externals: {} },
   { entry: 'src/entry/agent-job.ts', out: 'dist/agent-job', externals: withoutUndici },
   { entry: 'src/entry/feedback.ts', out: 'dist/feedback', externals: withoutUndici }
 ];

@@ -97,7 +97,8 @@ export function bundleSizes(): string {
   const of = (path: string) => mb(files.get(path) ?? 0);
   return (
     `\`dist/\` is ${mb(total)} without source maps (1 MB = 1,048,576 bytes): ${of('dist/index.js')} for the root action's ` +
-    `bundle, ${of('dist/agent-job/index.js')} for \`agent-job\` and ${of('dist/feedback/index.js')} for \`feedback\`.`
+    `bundle, ${of('dist/renew/index.js')} for \`renew\` and ${of('dist/host/index.js')} for \`host\` (the same reconcile, one bundle per action), ` +
+    `${of('dist/agent-job/index.js')} for \`agent-job\` and ${of('dist/feedback/index.js')} for \`feedback\`.`
   );
 }
 
@@ -286,7 +287,7 @@ export function renderBlocks(text: string, figures: Record<string, string>): { t
   return { text: rendered, stale };
 }
 
-export const DOCUMENTS = ['README.md', ...readdirSync('docs').filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+export const DOCUMENTS = ['README.md', 'renew/README.md', 'host/README.md', ...readdirSync('docs').filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const check = process.argv.includes('--check');

@@ -19,11 +19,11 @@ function check(ok: boolean, message: string): void {
 export interface UsesLine {
   where: string;
   uses: string;
-  /** For this repository's actions (`<owner>/<repo>[/agent-job|/feedback]@vN`), the version named. */
+  /** For this repository's actions (`<owner>/<repo>[/renew|/host|/agent-job|/feedback]@vN`), the version named. */
   ours?: string;
 }
 
-const OUR_USES = /^<owner>\/<repo>(?:\/(?:agent-job|feedback))?@(.+)$/;
+const OUR_USES = /^<owner>\/<repo>(?:\/(?:renew|host|agent-job|feedback))?@(.+)$/;
 
 /** Every `uses:` in the README and the pages of docs/ (the pages users copy workflows from). */
 export function usesLines(): UsesLine[] {

@@ -18,6 +18,11 @@ export const ProjectInput = {
   ProjectId: 'project-id'
 } as const;
 
+/**
+ * Every input the publish library reads, whichever action reads it (src/publish/inputs.ts). Each
+ * action declares only its own share: ExportInput, RenewInput, HostInput below. The poll and
+ * request knobs are declared by none: constants, with an advanced override (docs/behaviour.md).
+ */
 export const PublishInput = {
   ...PlatformInput,
   ...PollInput,
@@ -30,27 +35,75 @@ export const PublishInput = {
   ConfigRepository: 'config-repository',
   ConfigKey: 'config-key',
   BaseBranch: 'base-branch',
-  PrBranch: 'pr-branch',
-  PrTitle: 'pr-title',
   PrLabels: 'pr-labels',
+  /** Named in messages only: no action takes it, the branch is named from the file (target.ts). */
+  PrBranch: 'pr-branch',
   GithubToken: 'github-token',
   DryRun: 'dry-run',
   AutoMerge: 'auto-merge',
-  MinValidity: 'min-validity',
+  RenewWithin: 'renew-within',
   DownloadPath: 'download-path',
   KeepArchive: 'keep-archive',
   ArchivePath: 'archive-path',
   BundleUrlTemplate: 'bundle-url-template',
   CheckSha256: 'check-sha256',
   AllowPlainHttp: 'allow-plain-http',
-  LinkMargin: 'link-margin',
-  FailWhenProductionExpires: 'fail-when-production-expires',
   WaitForDeployment: 'wait-for-deployment',
   MaxPageLoss: 'max-page-loss',
   AllowMissingHomePage: 'allow-missing-home-page',
   ...ProjectInput
 } as const;
 
+const P = PublishInput;
+
+/** The pull request's inputs, alike in the three actions, so that all three land on one pull request. */
+const ConfigInput = { ConfigPath: P.ConfigPath, ConfigRepository: P.ConfigRepository, ConfigKey: P.ConfigKey, BaseBranch: P.BaseBranch, GithubToken: P.GithubToken } as const;
+
+/** The root action: export on a push, and propose the new link when given a values file. */
+export const ExportInput = {
+  ApiKey: P.ApiKey,
+  ApiUrl: P.ApiUrl,
+  ProjectId: P.ProjectId,
+  Domain: P.Domain,
+  Version: P.Version,
+  Paths: P.Paths,
+  JobId: P.JobId,
+  Timeout: P.Timeout,
+  WaitForDeployment: P.WaitForDeployment,
+  DownloadPath: P.DownloadPath,
+  KeepArchive: P.KeepArchive,
+  ...ConfigInput,
+  PrLabels: P.PrLabels,
+  DryRun: P.DryRun,
+  MaxPageLoss: P.MaxPageLoss,
+  AllowMissingHomePage: P.AllowMissingHomePage
+} as const;
+
+/** renew/: the nightly run, which renews the link in the values file (no export). */
+export const RenewInput = {
+  ApiKey: P.ApiKey,
+  ApiUrl: P.ApiUrl,
+  ProjectId: P.ProjectId,
+  Timeout: P.Timeout,
+  RenewWithin: P.RenewWithin,
+  ...ConfigInput,
+  DryRun: P.DryRun,
+  AutoMerge: P.AutoMerge
+} as const;
+
+/** host/: propose a URL the team hosts, after checking it as a pod would fetch it. */
+export const HostInput = {
+  ApiKey: P.ApiKey,
+  ApiUrl: P.ApiUrl,
+  ProjectId: P.ProjectId,
+  JobId: P.JobId,
+  ArchivePath: P.ArchivePath,
+  BundleUrlTemplate: P.BundleUrlTemplate,
+  AllowPlainHttp: P.AllowPlainHttp,
+  ...ConfigInput
+} as const;
+
+/** Every output the publish library can set; each action passes on only its own share (below). */
 export const PublishOutput = {
   JobId: 'job-id',
   DocsCommit: 'docs-commit',
@@ -79,6 +132,43 @@ export const PublishOutput = {
   ArchiveContentType: 'archive-content-type',
   ContentDiff: 'content-diff',
   ContentDiffPath: 'content-diff-path'
+} as const;
+
+const O = PublishOutput;
+
+/** The pull request's outputs, for a later step that comments, notifies or waits on it. */
+const PullRequestOutput = { ConfigChanged: O.ConfigChanged, PullRequestNumber: O.PullRequestNumber, PullRequestUrl: O.PullRequestUrl, PullRequestOperation: O.PullRequestOperation } as const;
+
+export const ExportOutput = {
+  JobId: O.JobId,
+  BundleUrl: O.BundleUrl,
+  ExpiresAt: O.ExpiresAt,
+  BundlePath: O.BundlePath,
+  ArchivePath: O.ArchivePath,
+  ArchiveName: O.ArchiveName,
+  ArchiveContentType: O.ArchiveContentType,
+  ContentDiff: O.ContentDiff,
+  ...PullRequestOutput
+} as const;
+
+export const RenewOutput = {
+  JobId: O.JobId,
+  BundleUrl: O.BundleUrl,
+  ExpiresAt: O.ExpiresAt,
+  DeployedExpiresAt: O.DeployedExpiresAt,
+  Skipped: O.Skipped,
+  ...PullRequestOutput,
+  Merged: O.Merged,
+  MergedPullRequestNumber: O.MergedPullRequestNumber,
+  MergedPullRequestUrl: O.MergedPullRequestUrl
+} as const;
+
+export const HostOutput = {
+  BundleUrl: O.BundleUrl,
+  ExpiresAt: O.ExpiresAt,
+  ArchiveSha256: O.ArchiveSha256,
+  ContentDiff: O.ContentDiff,
+  ...PullRequestOutput
 } as const;
 
 export const DEFAULT_API_URL = 'https://api.mintlify.com';

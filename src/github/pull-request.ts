@@ -355,7 +355,7 @@ export interface ProposalResult {
 export async function proposeChange(octokit: Octokit, repo: Repo, change: ProposedChange): Promise<ProposalResult | 'raced'> {
   const { base, branch, proposal } = change;
   if (branch === base.branch) {
-    throw new PullRequestError(`The pr-branch ${branch} is the base branch; choose another pr-branch`);
+    throw new PullRequestError(`The pull request's branch ${branch} is the base branch; choose another base-branch`);
   }
   const unchanged =
     proposal !== undefined && proposal.linear && proposal.text === change.text && proposal.otherFiles.length === 0 && proposal.mergeBaseSha === base.sha;
@@ -402,7 +402,7 @@ async function writeBranch(octokit: Octokit, repo: Repo, change: ProposedChange)
  * points at `before`.
  */
 async function moveBranch(octokit: Octokit, repo: Repo, branch: string, before: string | undefined, after: string, fastForward: boolean, repositoryId?: string): Promise<'moved' | 'raced'> {
-  const hints = { unprocessable: `branch ${branch} is protected by a branch protection rule or ruleset that refuses this change; choose another pr-branch that no rule covers` };
+  const hints = { unprocessable: `branch ${branch} is protected by a branch protection rule or ruleset that refuses this change; let the step's token push to it (the rule's bypass list), or lift the rule from static-export/ branches` };
   // A move whose answer was lost is read back before it is sent again: done, still to do, or another writer's.
   const readBack: ReadBack = async () => {
     const head = await branchHead(octokit, repo, branch);
@@ -444,7 +444,7 @@ async function compareAndSwap(octokit: Octokit, repo: Repo, branch: string, befo
     const message = error instanceof Error ? error.message : String(error);
     throw new PullRequestError(
       `Could not move branch ${branch} in ${repo.owner}/${repo.repo}: GitHub refused the update (${message}). ` +
-        'A branch protection rule or ruleset may cover it (choose another pr-branch), or the token lacks contents: write.'
+        'A branch protection rule or ruleset may cover it (lift it from static-export/ branches), or the token lacks contents: write.'
     );
   }
 }

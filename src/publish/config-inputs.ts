@@ -15,47 +15,40 @@ const CONFIG_EXTENSIONS = /\.(ya?ml|json)$/i;
  * The pull request's inputs do nothing without config-path: dry-run is refused, since the step would
  * export for real, and the others are named in a notice.
  */
-export function checkWithoutConfig(): void {
-  const dryRun = core.getInput(Input.DryRun).trim();
+export function checkWithoutConfig(get: (name: string) => string): void {
+  const dryRun = get(Input.DryRun).trim();
   if (dryRun !== '' && parseBoolean(Input.DryRun, dryRun)) {
     throw new InputError(Input.DryRun, 'is true, but without config-path there is no change to preview, and the step would start a real export. Set config-path to preview the pull request, or remove dry-run.');
   }
-  const configKey = core.getInput(Input.ConfigKey).trim();
-  const idle: string[] = [Input.PrLabels, Input.PrTitle, Input.PrBranch, Input.BaseBranch, Input.ConfigRepository].filter((input) => core.getInput(input).trim() !== '');
-  if (!['', 'off'].includes(core.getInput(Input.AutoMerge).trim())) idle.push(Input.AutoMerge);
+  const configKey = get(Input.ConfigKey).trim();
+  const idle: string[] = [Input.PrLabels, Input.BaseBranch, Input.ConfigRepository].filter((input) => get(input).trim() !== '');
   if (configKey !== '' && configKey !== 'staticExport') idle.push(Input.ConfigKey);
   if (idle.length === 0) return;
   const one = idle.length === 1;
   core.notice(`${idle.join(', ')} ${one ? 'is' : 'are'} set, but without config-path this step opens no pull request, so ${one ? 'it does' : 'they do'} nothing. Set config-path to propose the new link, or remove ${one ? 'it' : 'them'}.`);
 }
 
-export function readConfigInputs(): (ConfigTarget & { token: string }) | undefined {
-  const path = core.getInput(Input.ConfigPath).trim().replace(/^\.?\//, '');
+export function readConfigInputs(get: (name: string) => string): (ConfigTarget & { token: string }) | undefined {
+  const path = get(Input.ConfigPath).trim().replace(/^\.?\//, '');
   if (path === '') return undefined;
   if (!CONFIG_EXTENSIONS.test(path)) {
     throw new InputError(Input.ConfigPath, `'${path}' is not a file this action can edit. Use a .yaml, .yml or .json values file.`);
   }
-  const token = core.getInput(Input.GithubToken);
+  const token = get(Input.GithubToken);
   if (token.trim() === '') {
     throw new InputError(Input.GithubToken, 'is empty. It defaults to ${{ github.token }}; pass a token that can write to the configuration repository.');
   }
   core.setSecret(token);
-  const repository = core.getInput(Input.ConfigRepository).trim() || process.env.GITHUB_REPOSITORY || '';
+  const repository = get(Input.ConfigRepository).trim() || process.env.GITHUB_REPOSITORY || '';
   if (repository === '') throw new InputError(Input.ConfigRepository, 'is not set and GITHUB_REPOSITORY is empty. Give the repository as owner/name.');
-  const key = core.getInput(Input.ConfigKey).trim() || 'staticExport';
+  const key = get(Input.ConfigKey).trim() || 'staticExport';
   if (!CONFIG_KEY.test(key)) {
     throw new InputError(Input.ConfigKey, `'${key}' is not a dotted key path. Use, for example, staticExport or mintlify.staticExport.`);
   }
-  // One pull request per values file: every kind of run (push, renewal, hosted URL) lands on the same
-  // branch by default, named from what they all share, the file and the key.
-  const givenBranch = core.getInput(Input.PrBranch).trim();
-  const asRef = refNotBranch(givenBranch);
-  if (asRef) throw asRef;
-  const prBranch = givenBranch || defaultPrBranch(path, key);
-  if (!/^[A-Za-z0-9._\-/]+$/.test(prBranch) || prBranch.includes('..') || prBranch.endsWith('/')) {
-    throw new InputError(Input.PrBranch, `'${prBranch}' is not a valid branch name.`);
-  }
-  const baseBranch = core.getInput(Input.BaseBranch).trim() || undefined;
+  // One pull request per values file: the three actions (push, renewal, hosted URL) land on the same
+  // branch, named from what they all share, the file, the key (and the base, once read): no input names it.
+  const prBranch = defaultPrBranch(path, key);
+  const baseBranch = get(Input.BaseBranch).trim() || undefined;
   // Without base-branch, the check waits for GitHub to name the default branch (preflight.ts).
   const onBase = baseBranch && prBranchIsBase(prBranch, baseBranch, true);
   if (onBase) throw onBase;
@@ -67,17 +60,16 @@ export function readConfigInputs(): (ConfigTarget & { token: string }) | undefin
     baseBranch,
     prBranch,
     // The default name gains the base once the read knows whether the base is the default branch.
-    prBranchDefault: givenBranch === '',
-    title: core.getInput(Input.PrTitle).trim() || undefined,
-    labels: parseList(core.getInput(Input.PrLabels)),
-    dryRun: parseBoolean(Input.DryRun, core.getInput(Input.DryRun) || 'false'),
-    autoMergeRenewals: readAutoMerge()
+    prBranchDefault: true,
+    labels: parseList(get(Input.PrLabels)),
+    dryRun: parseBoolean(Input.DryRun, get(Input.DryRun) || 'false'),
+    autoMergeRenewals: readAutoMerge(get)
   };
 }
 
 /** auto-merge: off (the default), or renewals: a new link for the export production serves merges itself. */
-function readAutoMerge(): boolean {
-  const text = (core.getInput(Input.AutoMerge).trim() || 'off').toLowerCase();
+function readAutoMerge(get: (name: string) => string): boolean {
+  const text = (get(Input.AutoMerge).trim() || 'off').toLowerCase();
   if (text !== 'off' && text !== 'renewals') {
     throw new InputError(
       Input.AutoMerge,
@@ -85,15 +77,4 @@ function readAutoMerge(): boolean {
     );
   }
   return text === 'renewals';
-}
-
-/**
- * pr-branch names a branch, not a ref: `refs/heads/main` would create a branch literally named so
- * (refs/heads/refs/heads/main), beside the one meant.
- */
-export function refNotBranch(given: string): InputError | undefined {
-  if (!given.startsWith('refs/')) return undefined;
-  const branch = given.startsWith('refs/heads/') ? given.slice('refs/heads/'.length) : undefined;
-  const instead = branch ? `Give the branch's name alone (pr-branch: ${branch})` : 'Give the name of a branch, without refs/';
-  return new InputError(Input.PrBranch, `'${given}' is a ref, not a branch name: the step would push a branch literally named ${given}. ${instead}, or remove pr-branch to use the action's own branch. Nothing was exported.`);
 }

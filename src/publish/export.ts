@@ -15,7 +15,8 @@ import { ProgressLog } from '../wait/export-progress.ts';
 import { type JobRunOptions, waitUntilFinal } from '../wait/wait.ts';
 
 /** Start an export, or reuse a job; `fallback` starts one when the job is gone or failed. */
-export type ExportPlan = { start: ExportRequest } | { reuse: string; fallback?: ExportRequest };
+/** `renewal`: the job a link in the values file names (renew/), which cannot start another export when it is gone. */
+export type ExportPlan = { start: ExportRequest } | { reuse: string; fallback?: ExportRequest; renewal?: boolean };
 
 export interface ExportResult {
   job: ExportJob;
@@ -77,6 +78,9 @@ async function firstState(client: ApiClient, plan: ExportPlan, log: (line: strin
   try {
     job = await getExport(client, plan.reuse);
   } catch (error) {
+    if (plan.renewal && !plan.fallback && error instanceof ApiError && error.status === 404) {
+      throw new Error(`Export job ${plan.reuse}, which the link in the values file comes from, is gone (404): no fresh link can be made for it, and renew/ exports nothing. Run the root action (an export) to propose a new bundle. Nothing was changed.`, { cause: error });
+    }
     if (!(plan.fallback && error instanceof ApiError && error.status === 404)) throw error;
     log(`Export job ${plan.reuse} is gone (404): starting a new export of ${plan.fallback.domain} instead.`);
     return start(plan.fallback);

@@ -1,21 +1,25 @@
-// The root action's inputs, read and checked in one place before any request is sent, so a typo
-// costs a second, not an export.
+// The inputs of the three publish actions (the root, renew/, host/), read and checked in one place
+// before any request is sent, so a typo costs a second, not an export. Each action reads only the
+// inputs its action.yml declares (run-kind.ts).
 import { resolve } from 'node:path';
 import * as core from '@actions/core';
 import { type ExportRequest, JOB_ID } from '../platform/static-export.ts';
 import { PublishInput as Input } from '../action/constants.ts';
 import type { ConfigTarget } from './proposal-types.ts';
 import type { ExportPlan } from './export.ts';
-import { InputError, parseBoolean, parseHostname, parseList, parseRepository } from '../action/inputs.ts';
-import { type PlatformInputs, readDuration, readPlatformInputs, readPollLimits } from '../action/platform-inputs.ts';
+import { InputError, isBareNumber, parseBoolean, parseDuration, parseHostname, parseList, parseRepository } from '../action/inputs.ts';
+import { type PlatformInputs, readPlatformInputs, readPollLimits } from '../action/platform-inputs.ts';
 import type { ScheduleLimits } from '../wait/wait.ts';
 import { templateProblem } from '../storage/durable-url.ts';
 import type { PushedCommit } from './publication.ts';
 import type { GateSettings } from '../content/gate.ts';
 import { checkWithoutConfig, readConfigInputs } from './config-inputs.ts';
-import { FAIL_WHEN, type FailWhen } from './production-guard.ts';
+import type { FailWhen } from './production-guard.ts';
+import { RUN_KINDS, type RunKind } from './run-kind.ts';
 
 export interface PublishInputs extends PlatformInputs {
+  /** Which action runs: the root (export), renew/ or host/. */
+  kind: RunKind;
   /** What to export; `auto`: the job named by the link in the configuration file (a renewal). */
   plan: ExportPlan | 'auto';
   /** A new export of `domain`, when domain is given: the plan, or the fallback of a renewal. */
@@ -59,20 +63,30 @@ export interface PublishInputs extends PlatformInputs {
   contentGate: GateSettings;
 }
 
-export function readPublishInputs(): PublishInputs {
-  const template = core.getInput(Input.BundleUrlTemplate).trim();
+/** An input of this kind of run, or '' for one its action does not declare (another action's). */
+export type InputReader = (name: string) => string;
+
+function inputReader(kind: RunKind): InputReader {
+  const declared = RUN_KINDS[kind].inputs;
+  return (name) => (declared.has(name) ? core.getInput(name) : '');
+}
+
+/**
+ * How soon before it expires a link is renewed, and production's link is flagged while a pull
+ * request waits: renew/'s renew-within, and this default for the two actions that do not renew.
+ */
+export const RENEW_WITHIN_DEFAULT = '72h';
+
+/** Reads and checks the inputs of one kind of run (the action's entry names it: run-kind.ts). */
+export function readPublishInputs(kind: RunKind = 'export'): PublishInputs {
+  const get = inputReader(kind);
+  const template = get(Input.BundleUrlTemplate).trim();
   // A run that only proposes a hosted URL sends nothing to the platform, so it needs no key.
-  const platform = readPlatformInputs({ keyOptional: true });
-  if (platform.apiKey === '' && template === '') {
-    throw new InputError(
-      Input.ApiKey,
-      'is required to export: pass your admin API key from a secret, for example ${{ secrets.DOCS_ADMIN_KEY }}. Only a run with bundle-url-template, which proposes an export kept by an earlier step, goes without it.'
-    );
-  }
-  const jobId = core.getInput(Input.JobId).trim();
-  const domainText = core.getInput(Input.Domain);
-  const version = core.getInput(Input.Version).trim() || undefined;
-  const paths = parseList(core.getInput(Input.Paths));
+  const platform = readPlatformInputs({ keyOptional: kind === 'host' });
+  const jobId = get(Input.JobId).trim();
+  const domainText = get(Input.Domain);
+  const version = get(Input.Version).trim() || undefined;
+  const paths = parseList(get(Input.Paths));
 
   let domain: string | undefined;
   if (domainText.trim() !== '') {
@@ -82,85 +96,73 @@ export function readPublishInputs(): PublishInputs {
   }
   const request: ExportRequest | undefined = domain ? { domain, ...(version ? { version } : {}), ...(paths.length ? { paths } : {}) } : undefined;
   let plan: ExportPlan | 'auto';
-  if (jobId === 'auto') {
+  if (kind === 'renew') {
     plan = 'auto';
   } else if (jobId !== '') {
     if (!JOB_ID.test(jobId)) {
-      throw new InputError(Input.JobId, `'${jobId}' is neither auto nor an export job id. Job ids look like se_3f9a2c1b8e7d4a06, or 6520f3a1c9b1a20012ab34cd on the platform's project-scoped API.`);
+      const renew = jobId === 'auto' ? ' To renew the link in the values file, use <owner>/<repo>/renew@v1.' : '';
+      throw new InputError(Input.JobId, `'${jobId}' is not an export job id. Job ids look like se_3f9a2c1b8e7d4a06, or 6520f3a1c9b1a20012ab34cd on the platform's project-scoped API.${renew}`);
     }
     plan = { reuse: jobId };
   } else {
-    if (!request && template) {
-      throw new InputError(Input.JobId, 'is required with bundle-url-template: give the job-id output of the step that exported and kept the archive (or auto, to take it from the URL in config-path).');
+    if (kind === 'host') {
+      throw new InputError(Input.JobId, 'is required: give the job-id output of the step that exported and kept the archive (keep-archive).');
     }
     if (!request) {
       throw new InputError(Input.Domain, 'is required unless job-id is given. Set it to the hostname of your docs, for example docs.example.com.');
     }
     plan = { start: request };
   }
-  const minValidityText = core.getInput(Input.MinValidity).trim();
-  const minValidityMs = minValidityText ? readDuration(Input.MinValidity, minValidityText, { allowZero: true }) : undefined;
-  const config = readConfigInputs();
-  if (!config) checkWithoutConfig();
-  if (!config && plan === 'auto') {
-    throw new InputError(Input.JobId, 'auto takes the job from the link in the configuration file, so it needs config-path. Set config-path, or give a job id.');
-  }
-  if (!config && minValidityMs !== undefined) {
-    throw new InputError(Input.MinValidity, 'reads the current link from the configuration file, so it needs config-path.');
+  // renew/'s one time input: renew a link due within it, and flag production's link by it.
+  const renewWithinText = get(Input.RenewWithin).trim() || RENEW_WITHIN_DEFAULT;
+  const renewWithinMs = readDurationText(Input.RenewWithin, renewWithinText);
+  const config = readConfigInputs(get);
+  if (!config) checkWithoutConfig(get);
+  if (!config && kind !== 'export') {
+    throw new InputError(Input.ConfigPath, `is required: ${RUN_KINDS[kind].action} proposes a change to the deployment's values file. Give its path, for example deploy/values.yaml.`);
   }
 
-  const durable = template ? readDurableInputs(template, config, plan) : undefined;
-  const keepArchive = workspacePath(Input.KeepArchive);
+  const durable = kind === 'host' ? readDurableInputs(get, template) : undefined;
+  const keepArchive = workspacePath(get, Input.KeepArchive);
   if (keepArchive) checkArchiveName(keepArchive.given);
-  if (!durable && parseBoolean(Input.CheckSha256, core.getInput(Input.CheckSha256) || 'false')) {
-    core.notice("check-sha256 is true, but it checks a URL the team hosts, which only bundle-url-template proposes: this run checks the platform's own link by its size instead, so check-sha256 does nothing here.");
-  }
-  if (durable && keepArchive) {
-    throw new InputError(Input.KeepArchive, 'keeps the archive of an export this step runs, but with bundle-url-template the step runs none. Keep the archive in the exporting step, and give its path here as archive-path.');
-  }
-  const linkMarginText = core.getInput(Input.LinkMargin).trim() || '72h';
-  const linkMarginMs = /^(0|off)$/i.test(linkMarginText) ? undefined : readDuration(Input.LinkMargin, linkMarginText);
 
-  const timeoutText = core.getInput(Input.Timeout) || '30m';
+  const timeoutText = get(Input.Timeout) || '30m';
   return {
-    failWhenProductionExpires: readFailWhen(),
-    projectId: core.getInput(Input.ProjectId).trim() || undefined,
+    kind,
+    // A push only warns for production's link (its author usually cannot merge); the nightly fails for it.
+    failWhenProductionExpires: 'auto',
+    projectId: get(Input.ProjectId).trim() || undefined,
     event: process.env.GITHUB_EVENT_NAME || undefined,
     ...platform,
     plan,
     request,
-    minValidityMs,
+    minValidityMs: kind === 'renew' ? renewWithinMs : undefined,
     domain,
     version,
-    timeoutMs: readDuration(Input.Timeout, timeoutText),
+    timeoutMs: readDurationText(Input.Timeout, timeoutText),
     timeoutText,
     limits: readPollLimits(),
-    download: workspacePath(Input.DownloadPath),
+    download: workspacePath(get, Input.DownloadPath),
     config,
     keepArchive,
     durable,
-    linkMarginMs,
-    linkMarginText,
-    publication: readPublicationInputs(plan),
-    contentGate: readContentGate()
+    linkMarginMs: renewWithinMs,
+    linkMarginText: renewWithinText,
+    publication: readPublicationInputs(get, plan),
+    contentGate: readContentGate(get)
   };
 }
 
-/** fail-when-production-expires: auto (the default), always or never. */
-function readFailWhen(): FailWhen {
-  const text = (core.getInput(Input.FailWhenProductionExpires).trim() || 'auto').toLowerCase();
-  if (!(FAIL_WHEN as readonly string[]).includes(text)) {
-    throw new InputError(
-      Input.FailWhenProductionExpires,
-      `'${text}' is not auto, always or never. auto (the default) fails a scheduled or manual run when production's link is about to expire and only warns on a push; always fails any run; never only warns.`
-    );
-  }
-  return text as FailWhen;
+/** A duration as given (a default when empty); a bare number is read as seconds, and the log says so. */
+function readDurationText(name: string, text: string): number {
+  const ms = parseDuration(name, text);
+  if (isBareNumber(text)) core.notice(`Input '${name}': ${text} has no unit, so it is read as ${text} seconds. Write ${text}s to say so, or use m or h.`);
+  return ms;
 }
 
 /** max-page-loss: a share such as 25%; allow-missing-home-page: true or false. */
-function readContentGate(): GateSettings {
-  const text = core.getInput(Input.MaxPageLoss).trim() || '25%';
+function readContentGate(get: InputReader): GateSettings {
+  const text = get(Input.MaxPageLoss).trim() || '25%';
   const match = /^(\d{1,3}(?:\.\d+)?)\s*%$/.exec(text);
   const share = match ? Number(match[1]) / 100 : NaN;
   if (!(share >= 0 && share <= 1)) {
@@ -169,7 +171,7 @@ function readContentGate(): GateSettings {
   return {
     maxPageLoss: share >= 1 ? undefined : share,
     maxPageLossText: text,
-    allowMissingHomePage: parseBoolean(Input.AllowMissingHomePage, core.getInput(Input.AllowMissingHomePage) || 'false'),
+    allowMissingHomePage: parseBoolean(Input.AllowMissingHomePage, get(Input.AllowMissingHomePage) || 'false'),
     inputs: { maxPageLoss: Input.MaxPageLoss, allowMissingHomePage: Input.AllowMissingHomePage }
   };
 }
@@ -179,15 +181,15 @@ function readContentGate(): GateSettings {
  * platform is still publishing what the export should hold. A renewal or a reused job exports
  * nothing new, and a scheduled or manual run comes long after the last push was published.
  */
-function readPublicationInputs(plan: ExportPlan | 'auto'): PublishInputs['publication'] {
-  const text = (core.getInput(Input.WaitForDeployment).trim() || 'auto').toLowerCase();
+function readPublicationInputs(get: InputReader, plan: ExportPlan | 'auto'): PublishInputs['publication'] {
+  const text = (get(Input.WaitForDeployment).trim() || 'auto').toLowerCase();
   if (!['auto', 'true', 'false'].includes(text)) {
     throw new InputError(Input.WaitForDeployment, `'${text}' is not auto, true or false. auto (the default) waits for the platform to publish a push before exporting it.`);
   }
   const isPush = process.env.GITHUB_EVENT_NAME === 'push';
   const startsExport = plan !== 'auto' && 'start' in plan;
   if (text === 'false' || (text === 'auto' && !(isPush && startsExport))) return undefined;
-  const projectId = core.getInput(Input.ProjectId).trim();
+  const projectId = get(Input.ProjectId).trim();
   if (projectId === '') {
     throw new InputError(
       Input.ProjectId,
@@ -201,7 +203,7 @@ function readPublicationInputs(plan: ExportPlan | 'auto'): PublishInputs['public
   // Only a push to a branch names a commit the platform should publish; a tag push or another event does not.
   const pushed = isPush && /^[0-9a-f]{40}$/i.test(sha) && ref.startsWith('refs/heads/') ? { sha: sha.toLowerCase(), branch: ref.slice('refs/heads/'.length) } : undefined;
   // The pushed repository is the workflow's own; github-token (by default the workflow's) can read it.
-  const token = core.getInput(Input.GithubToken).trim();
+  const token = get(Input.GithubToken).trim();
   const repository = process.env.GITHUB_REPOSITORY ?? '';
   if (token !== '') core.setSecret(token);
   const github = pushed && token !== '' && /^[^/\s]+\/[^/\s]+$/.test(repository) ? { token, repo: parseRepository('GITHUB_REPOSITORY', repository) } : undefined;
@@ -218,23 +220,22 @@ function checkArchiveName(given: string): void {
 }
 
 /** A path input, resolved against the workspace, where the next step (an upload, a deploy) looks for it. */
-function workspacePath(input: string): { given: string; path: string } | undefined {
-  const given = core.getInput(input).trim();
+function workspacePath(get: InputReader, input: string): { given: string; path: string } | undefined {
+  const given = get(input).trim();
   if (given === '') return undefined;
   return { given, path: resolve(process.env.GITHUB_WORKSPACE ?? process.cwd(), given) };
 }
 
 export const ARCHIVE_PATH_NEEDED =
-  'is required with bundle-url-template: give the archive-path output of the step that kept the archive (keep-archive), the file you uploaded to the URL. Its size and SHA-256 are what the URL must serve.';
+  'is required: give the archive-path output of the step that kept the archive (keep-archive), the file you uploaded to the URL. Its size and SHA-256 are what the URL must serve.';
 
-function readDurableInputs(template: string, config: PublishInputs['config'], plan: ExportPlan | 'auto'): NonNullable<PublishInputs['durable']> {
-  const allowPlainHttp = parseBoolean(Input.AllowPlainHttp, core.getInput(Input.AllowPlainHttp) || 'false');
+function readDurableInputs(get: InputReader, template: string): NonNullable<PublishInputs['durable']> {
+  if (template === '') throw new InputError(Input.BundleUrlTemplate, 'is required: the URL your team hosts the bundle at, with <job-id> where the job id goes, for example https://bundles.example.com/<job-id>/bundle.tar.gz.');
+  const allowPlainHttp = parseBoolean(Input.AllowPlainHttp, get(Input.AllowPlainHttp) || 'false');
   const problem = templateProblem(template, allowPlainHttp);
   if (problem) throw new InputError(Input.BundleUrlTemplate, problem);
-  if (!config) throw new InputError(Input.BundleUrlTemplate, 'proposes the URL in the deployment\'s values file, so it needs config-path.');
-  const archive = workspacePath(Input.ArchivePath);
-  // A renewal (job-id: auto) may find nothing to propose (a URL that does not expire, a link still
-  // valid): it needs the archive only once it proposes, and says so then.
-  if (!archive && plan !== 'auto') throw new InputError(Input.ArchivePath, ARCHIVE_PATH_NEEDED);
-  return { template, archive, checkSha256: parseBoolean(Input.CheckSha256, core.getInput(Input.CheckSha256) || 'false') };
+  const archive = workspacePath(get, Input.ArchivePath);
+  if (!archive) throw new InputError(Input.ArchivePath, ARCHIVE_PATH_NEEDED);
+  // The pod's-eye check always downloads the whole object: a URL that serves other bytes of the same size is refused.
+  return { template, archive, checkSha256: true };
 }

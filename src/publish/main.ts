@@ -1,5 +1,5 @@
-// The publish action, for every kind of run (a push, a renewal, a URL the team hosts), as
-// reconcilers: read the facts once (facts.ts), plan from them in a pure function (plan.ts), apply the
+// The one reconcile of the three publish actions (the root's export on a push, renew/'s nightly
+// renewal, host/'s URL the team hosts; each entry in src/entry/ names its kind), as reconcilers: read the facts once (facts.ts), plan from them in a pure function (plan.ts), apply the
 // plan (export-path.ts, hosted-path.ts, leave.ts; then auto-merge.ts), build one Outcome from what
 // happened (outcome.ts), and report it once. This is the only place that sets outputs or fails the
 // step. See ../../docs and STYLE.md's "read, plan, apply".
@@ -19,16 +19,19 @@ import { type PublishInputs, readPublishInputs } from './inputs.ts';
 import { leave } from './leave.ts';
 import { type Applied, type Configured, type Outcome, type Progress, configOf, outputsOf } from './outcome.ts';
 import { type RunPlan, planRun } from './plan.ts';
+import { type RunKind, outputsOfKind } from './run-kind.ts';
 import type { ProposalFacts } from './proposal-types.ts';
 import { type FailureDetails, failedOutcome, guardProductionLink, writeDoneSummary, writeFailedSummary } from './report.ts';
 
 /** What a test runs in place of the runner's: GitHub's second (see githubClient), shrunk so its waits take no real time. */
 export interface RunOptions {
   githubSecondMs?: number;
+  /** Which action runs (its entry in src/entry/ says): the root's export by default. */
+  kind?: RunKind;
 }
 
 export async function run(cancellation = new Cancellation(), options: RunOptions = {}): Promise<void> {
-  const inputs = readInputs(readPublishInputs);
+  const inputs = readInputs(() => readPublishInputs(options.kind ?? 'export'));
   if (!inputs) return;
   const deadline = new Deadline(inputs.timeoutMs);
   const client = platformClient(inputs, cancellation, { deadline, projectId: inputs.projectId });
@@ -85,7 +88,8 @@ async function concluded(applied: Applied, autoMerged: AutoMergeResult | undefin
 
 /** The one report: outputs from the outcome, then what a person reads (annotations, the summary), then the step's verdict. */
 async function report(outcome: Outcome, inputs: PublishInputs, details?: FailureDetails): Promise<void> {
-  for (const [name, value] of Object.entries(outputsOf(outcome))) core.setOutput(name, value);
+  // Each action passes on only the outputs its action.yml declares.
+  for (const [name, value] of Object.entries(outputsOfKind(inputs.kind, outputsOf(outcome)))) core.setOutput(name, value);
   if (outcome.kind === 'failed') {
     core.setFailed(outcome.message);
     const log = details?.deploymentLog;
@@ -134,5 +138,5 @@ function wroteNothing(applied: Applied): boolean {
   return applied.kind === 'left' && (applied.rebuilt === undefined || applied.rebuilt.operation === 'none');
 }
 
-/** Production's link is renewed apart from a content pull request this long before it expires, when neither min-validity nor link-margin says. */
+/** Production's link is renewed apart from a content pull request this long before it expires, when renew-within does not say. */
 const RENEW_PRODUCTION_WITHIN_MS = 72 * 60 * 60 * 1000;

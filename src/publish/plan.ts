@@ -42,7 +42,7 @@ export function planRun(inputs: PublishInputs, facts: Facts | undefined, now: nu
   if (inputs.plan !== 'auto') plan = inputs.plan;
   else {
     const renewal = renewalPlan(link, inputs.request);
-    if ('impossible' in renewal) throw new InputError(PublishInput.Domain, renewal.impossible);
+    if ('impossible' in renewal) throw new InputError(PublishInput.ConfigPath, renewal.impossible);
     const { note, ...renewing } = renewal;
     notes.push(note);
     plan = renewing;

@@ -14,7 +14,7 @@ export function prBranchIsBase(prBranch: string, baseBranch: string, baseGiven: 
   const base = baseGiven ? `base-branch (${baseBranch})` : `the repository's default branch, which the pull request merges into (no base-branch is set)`;
   return new InputError(
     Input.PrBranch,
-    `'${prBranch}' is ${base}: a pull request needs a branch of its own. Remove pr-branch to use the action's own branch (static-export/…), or name another branch. Nothing was exported.`
+    `'${prBranch}' is ${base}: a pull request needs a branch of its own. Name another base-branch. Nothing was exported.`
   );
 }
 

@@ -120,8 +120,8 @@ function mayFail({ failWhen, event, dryRun }: ProductionFacts): boolean {
 
 function whyNoFailure({ failWhen, event, dryRun }: ProductionFacts): string {
   if (dryRun) return 'A dry run reports this and does not fail.';
-  if (failWhen === 'never') return 'This step does not fail for it (fail-when-production-expires: never).';
-  return `This ${event} run only warns: a scheduled or manual run fails for it (fail-when-production-expires: auto).`;
+  if (failWhen === 'never') return 'This step does not fail for it.';
+  return `This ${event} run only warns: the nightly renew/ run, scheduled or manual, fails for it.`;
 }
 
 /**

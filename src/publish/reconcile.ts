@@ -169,7 +169,7 @@ export function refuseBranch(
   if (elsewhere) {
     return (
       `Branch ${prBranch} in ${where} is the head of pull request #${elsewhere.number} (${elsewhere.url}) into ${elsewhere.base}, and this run proposes into ${facts.base.branch}: ` +
-      `a proposal belongs to one base, so this run leaves that pull request alone. Leave pr-branch unset (the default name includes the base) or give this base its own pr-branch.`
+      `a proposal belongs to one base, so this run leaves that pull request alone. Close that pull request, or retarget it to ${facts.base.branch}.`
     );
   }
   const history = facts.open ?? facts.unopened ?? undefined;
@@ -181,7 +181,7 @@ export function refuseBranch(
   const pull = facts.open ? `, and pull request #${facts.open.number} from it was not opened by this action` : '';
   return (
     `Branch ${prBranch} in ${where} was not created by this action: ${whose}${pull}. This run never moves a branch that holds a person's work, and stopped before exporting. ` +
-    `Leave pr-branch unset (the action then uses static-export/…), or name a branch that does not exist yet.`
+    `Rename or delete that branch (its work stays in the pull request or a branch of your own), then run again.`
   );
 }
 

@@ -1,5 +1,5 @@
-// Renewing the link already in the deployment's configuration: is it due (min-validity), and which
-// export does it come from (job-id: auto)? The export behind a link stays reusable; only the link
+// Renewing the link already in the deployment's configuration (renew/): is it due (renew-within),
+// and which export does it come from? The export behind a link stays reusable; only the link
 // expires, so a renewal generates a fresh link for the same job instead of rendering the site again.
 import type { ExportRequest } from '../platform/static-export.ts';
 import { jobIdFromLink, linkExpiry } from '../values/link.ts';
@@ -27,25 +27,25 @@ export function checkValidity(link: string | undefined, minValidityMs: number, n
   const left = expiresAt.getTime() - now;
   const wanted = formatDuration(minValidityMs);
   if (left >= minValidityMs) {
-    return { due: false, expiresAt, reason: `The current link stays valid for ${formatDuration(left)}, at least min-validity (${wanted}): nothing to do.` };
+    return { due: false, expiresAt, reason: `The current link stays valid for ${formatDuration(left)}, at least renew-within (${wanted}): nothing to do.` };
   }
   const when = left > 0 ? `expires in ${formatDuration(left)}` : `expired ${formatDuration(-left)} ago`;
-  return { due: true, expiresAt, reason: `The current link ${when}, less than min-validity (${wanted}): renewing it.` };
+  return { due: true, expiresAt, reason: `The current link ${when}, less than renew-within (${wanted}): renewing it.` };
 }
 
 export type RenewalPlan =
-  | { reuse: string; fallback?: ExportRequest; note: string }
+  | { reuse: string; fallback?: ExportRequest; renewal: true; note: string }
   | { start: ExportRequest; note: string }
   | { impossible: string };
 
 /**
- * job-id: auto. The platform's links name their job in the path (`…/se_…/bundle.tar.gz`): reuse
+ * renew/. The platform's links name their job in the path (`…/se_…/bundle.tar.gz`): reuse
  * that job, and fall back to a new export of `domain` when the link names none or the job is gone.
  */
 export function renewalPlan(link: string | undefined, request: ExportRequest | undefined): RenewalPlan {
   const jobId = link ? jobIdFromLink(link) : undefined;
-  if (jobId) return { reuse: jobId, fallback: request, note: `The current link comes from export job ${jobId}: generating a fresh link for it.` };
+  if (jobId) return { reuse: jobId, fallback: request, renewal: true, note: `The current link comes from export job ${jobId}: generating a fresh link for it.` };
   const why = link ? 'The current link names no export job' : 'The configuration holds no bundle link yet';
-  if (!request) return { impossible: `${why}, and no domain is given to start a new export. Set the domain input.` };
+  if (!request) return { impossible: `${why}, so there is nothing to renew: renew/ exports nothing. Run the root action (an export) once to propose a first link, then renew/ keeps it fresh.` };
   return { start: request, note: `${why}: starting a new export of ${request.domain} instead.` };
 }

@@ -17,9 +17,9 @@ export interface ShortLink {
 export function checkLinkMargin(expiresAt: string, marginMs: number, now = Date.now(), guide = docsLink('docs/hosting.md', 'links-that-outlive-the-review')): ShortLink | undefined {
   const leftMs = new Date(expiresAt).getTime() - now;
   if (leftMs >= marginMs) return undefined;
-  const what = (left: string) => `The platform's link expires at ${formatUtc(expiresAt)}${left}, sooner than link-margin (${formatDuration(marginMs)}). `;
+  const what = (left: string) => `The platform's link expires at ${formatUtc(expiresAt)}${left}, sooner than ${formatDuration(marginMs)} from now, the time a review and a rollout may take. `;
   const advice =
     'If the pull request is merged or rolled out after that, pods that start then cannot fetch the site. ' +
-    `Host the bundle yourself (keep-archive, then bundle-url-template; see ${guide}), or roll out at once with helm upgrade --set staticExport.bundleUrl=… from the bundle-url output.`;
+    `Host the bundle yourself (keep-archive, then host/; see ${guide}), or roll out at once with helm upgrade --set staticExport.bundleUrl=… from the bundle-url output.`;
   return { leftMs, marginMs, message: what(`, in ${formatDuration(Math.max(0, leftMs))}`) + advice, note: what('') + advice };
 }
