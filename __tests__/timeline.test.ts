@@ -15,7 +15,7 @@
 // A push here reuses an export the platform has just finished (job-id), so no real time is spent
 // waiting on it: what follows the export is the same code as after a started one.
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleFormats, siteFiles } from '../emulator/archive.ts';
@@ -29,6 +29,7 @@ import { guardWindows } from '../src/publish/production-guard.ts';
 import { regionOf } from '../src/publish/body.ts';
 import fc from 'fast-check';
 import { checkProperty, fullList, propertySettings } from './property.ts';
+import { kindOfStep } from './in-process.ts';
 
 // TIMELINES and TIMELINE_SEED: how many timelines and which (__tests__/property.ts); TEST_PATH replays one a failure names.
 const KNOBS = ['TIMELINE_DAYS', 'HOLIDAY_DAYS', 'TIMELINE_LOST_WRITES', 'TIMELINE_INTERLEAVED'];
@@ -102,6 +103,8 @@ interface Run {
   code: number;
   log: string;
   outputs: Record<string, string>;
+  /** The content diff's report (in the run's RUNNER_TEMP), when the run compared two exports. */
+  report?: string;
 }
 
 let outputCount = 0;
@@ -112,10 +115,12 @@ async function runPublish(kind: string, inputs: Record<string, string>, event = 
   // A file of its own: a second run may go while this one waits on GitHub (an interleaved step).
   const outputFile = join(workspace, `output-${++outputCount}`);
   writeFileSync(outputFile, '');
+  // RUNNER_TEMP of its own too: the content diff's report is read back from there after the run.
+  const temp = join(workspace, `temp-${outputCount}`);
+  mkdirSync(temp);
   const saved = { ...process.env };
   for (const key of Object.keys(process.env)) if (key.startsWith('INPUT_') || key === 'GITHUB_STEP_SUMMARY') delete process.env[key];
-  // RUNNER_TEMP: the content diff's report is read back from there, out of the way of other tests' runs.
-  Object.assign(process.env, { GITHUB_OUTPUT: outputFile, GITHUB_WORKSPACE: workspace, RUNNER_TEMP: workspace, GITHUB_REPOSITORY: REPO, GITHUB_API_URL: github.url, GITHUB_EVENT_NAME: event });
+  Object.assign(process.env, { GITHUB_OUTPUT: outputFile, GITHUB_WORKSPACE: workspace, RUNNER_TEMP: temp, GITHUB_REPOSITORY: REPO, GITHUB_API_URL: github.url, GITHUB_EVENT_NAME: event });
   // The clock runs CLOCK_SPEED times faster than real time, so the default 30 minutes would be 9 real
   // seconds on a busy machine: 12 hours of it are a few real minutes.
   const all = { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, timeout: '12h', ...inputs };
@@ -128,7 +133,8 @@ async function runPublish(kind: string, inputs: Record<string, string>, event = 
   }) as typeof process.stdout.write;
   process.exitCode = 0;
   try {
-    await publish();
+    // The action whose inputs these are: renew/ for renew-within, host/ for a template, else the root.
+    await publish(undefined, { kind: kindOfStep(all) });
   } finally {
     process.stdout.write = write;
     process.env = saved;
@@ -138,7 +144,8 @@ async function runPublish(kind: string, inputs: Record<string, string>, event = 
   const outputs: Record<string, string> = {};
   const text = readFileSync(outputFile, 'utf8');
   for (const match of text.matchAll(/^(.+?)<<(ghadelimiter_[^\n]+)\n([\s\S]*?)\n\2$/gm)) outputs[match[1]!] = match[3]!;
-  return { kind, at: started, code, log: chunks.join(''), outputs };
+  const report = join(temp, 'static-export-content-diff.json');
+  return { kind, at: started, code, log: chunks.join(''), outputs, report: existsSync(report) ? report : undefined };
 }
 
 /** A run as a person reads it in a failure's story: its error, or the pull request it wrote. */
@@ -428,7 +435,7 @@ async function timeline(month: Month, stats: Stats, story: string[]): Promise<vo
    * gate to refuse the export.
    */
   function checkMovedPages(kind: string, result: Run): void {
-    const reportPath = result.outputs['content-diff-path'];
+    const reportPath = result.report;
     if (!reportPath) return; // nothing compared: a renewal, or the proposed export again
     const report = JSON.parse(readFileSync(reportPath, 'utf8')) as DiffReport;
     if (report.status !== 'compared') return;
@@ -581,7 +588,7 @@ async function timeline(month: Month, stats: Stats, story: string[]): Promise<vo
       const faults = month.nights[Math.round((nextNightly - start - 2 * HOUR) / DAY)]!;
       nextNightly += DAY;
       tell(`the nightly renewal${faultsText(faults)}`);
-      await step('renewal', { 'job-id': 'auto', 'min-validity': '72h', domain: 'docs.example.com' }, faults);
+      await step('renewal', { 'renew-within': '72h' }, faults);
     }
   }
   // The timeline ends with its last event: a shrunk one is as short as the events that break a promise.
@@ -909,7 +916,7 @@ async function holidayTimeline(holiday: Holiday, autoMerge: boolean, stats: Holi
       const night = holiday.nights[Math.floor((nextNightly - start) / DAY)]!;
       nextNightly += DAY;
       lastReviewer = night;
-      await runStep('nightly', { 'job-id': 'auto', 'min-validity': '72h' }, night.faults);
+      await runStep('nightly', { 'renew-within': '72h' }, night.faults);
     } else if (Date.now() >= nextPush()) {
       const push = pushes.shift()!;
       stats.pushes += 1;
