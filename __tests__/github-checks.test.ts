@@ -54,12 +54,19 @@ async function merge(name: string, number: number, token: string) {
   }
 }
 
+/** GitHub's mergeable_state: blocked while a required check is missing, clean once nothing is. */
+async function mergeableState(name: string, number: number) {
+  return (await octokit(APP).rest.pulls.get({ owner: 'acme', repo: name, pull_number: number })).data.mergeable_state;
+}
+
 describe("GitHub emulator: required checks by the token that opened the pull request", () => {
   it("runs them for an App's pull request: queued, then passed on the clock, and the merge goes through", async () => {
     const { name, repo, number, head } = await checkedPull(APP, { checkRunMs: 5 * MINUTE });
     expect(github.checkRuns(repo)).toEqual([expect.objectContaining({ sha: head, context: 'ci', event: 'pull_request', status: 'queued', conclusion: null, triggeredBy: APP, completesAt: Date.now() + 5 * MINUTE })]);
     expect(await merge(name, number, APP)).toEqual({ status: 405, message: 'Required status check "ci" is expected.' });
+    expect(await mergeableState(name, number)).toBe('blocked');
     jest.setSystemTime(Date.now() + 5 * MINUTE);
+    expect(await mergeableState(name, number)).toBe('clean');
     expect(await merge(name, number, APP)).toEqual({ status: 200 });
     expect(github.checkRuns(repo)[0]).toMatchObject({ status: 'completed', conclusion: 'success' });
   });

@@ -84,7 +84,7 @@ export function enableAutoMerge(state: GitHubState, checks: GitHubChecks, input:
   }
   const rules = repo.rules.get(pull.base);
   // Nothing pending: GitHub refuses (recorded answers.auto-merge.clean-status). A queue always takes it.
-  if (!rules?.mergeQueue && checks.requirementsMet(repo, pull)) return refused(mutation, 'UNPROCESSABLE', githubSays('auto-merge.clean-status'));
+  if (!rules?.mergeQueue && state.requirementsMet(repo, pull)) return refused(mutation, 'UNPROCESSABLE', githubSays('auto-merge.clean-status'));
   const armed: AutoMergeRequest = { enabledBy: token, mergeMethod: method, enabledAt: new Date().toISOString() };
   if (input.commitHeadline !== undefined) armed.commitTitle = input.commitHeadline;
   if (input.commitBody !== undefined) armed.commitMessage = input.commitBody;

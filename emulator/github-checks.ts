@@ -161,15 +161,6 @@ export class GitHubChecks {
     if (group.every((other) => other.conclusion === 'success')) this.mergeFromQueue(repo, pull, at);
   }
 
-  /** Whether every rule of the base is met for the pull request's head: reviews and required checks. */
-  requirementsMet(repo: Repository, pull: EmulatedPull): boolean {
-    const rules = repo.rules.get(pull.base);
-    if (!rules) return true;
-    const head = repo.branches.get(pull.head) ?? '';
-    if (pull.approvals < (rules.requiredApprovingReviews ?? 0)) return false;
-    return (rules.requiredStatusChecks ?? []).every((context) => repo.passedChecks.has(`${head} ${context}`));
-  }
-
   /**
    * Auto-merge acts on every armed pull request whose requirements are met, at `at`: it merges (never
    * past a missing review or check: the bypass list does not count), or with a merge queue required it
@@ -177,7 +168,7 @@ export class GitHubChecks {
    */
   settle(repo: Repository, at = Date.now()): void {
     for (const pull of repo.pulls) {
-      if (pull.state !== 'open' || !pull.autoMerge || pull.queuedAt || !this.requirementsMet(repo, pull)) continue;
+      if (pull.state !== 'open' || !pull.autoMerge || pull.queuedAt || !this.state.requirementsMet(repo, pull)) continue;
       const rules = repo.rules.get(pull.base);
       if (rules?.mergeQueue) {
         this.enqueue(repo, pull, at);

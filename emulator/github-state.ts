@@ -651,14 +651,26 @@ export class GitHubState {
    * GitHub's `mergeable` of an open pull request: false when its branch and the base changed the same
    * lines (`mergeable_state: dirty`); null once it is closed, as GitHub leaves it uncomputed.
    */
-  mergeability(repo: Repository, number: string): { mergeable: boolean | null; state: 'clean' | 'dirty' | 'unknown' } {
+  mergeability(repo: Repository, number: string): { mergeable: boolean | null; state: 'clean' | 'dirty' | 'blocked' | 'unknown' } {
     const pull = this.findPull(repo, number);
     const baseSha = repo.branches.get(pull.base);
     const headSha = repo.branches.get(pull.head);
     if (pull.state !== 'open' || !baseSha || !headSha) return { mergeable: null, state: 'unknown' };
     const common = mergeBase(repo, baseSha, headSha) as string;
     const merged = mergeTrees(this.filesOf(repo, baseSha), this.filesOf(repo, common), this.filesOf(repo, headSha));
-    return merged ? { mergeable: true, state: 'clean' } : { mergeable: false, state: 'dirty' };
+    if (!merged) return { mergeable: false, state: 'dirty' };
+    // `blocked`: it merges cleanly, but a required review or check is still missing (GitHub's
+    // mergeable_state, docs.github.com/graphql/reference/enums#mergestatestatus: "The merge is blocked").
+    return { mergeable: true, state: this.requirementsMet(repo, pull) ? 'clean' : 'blocked' };
+  }
+
+  /** Whether every rule of the base is met for the pull request's head: approving reviews and required checks (no bypass counted). */
+  requirementsMet(repo: Repository, pull: EmulatedPull): boolean {
+    const rules = repo.rules.get(pull.base);
+    if (!rules) return true;
+    const head = repo.branches.get(pull.head) ?? '';
+    if (pull.approvals < (rules.requiredApprovingReviews ?? 0)) return false;
+    return (rules.requiredStatusChecks ?? []).every((context) => repo.passedChecks.has(`${head} ${context}`));
   }
 
   /** `GET /compare/{base}...{head}`: how head stands to base, its own commits and the files it changed since their merge base. */
