@@ -76,7 +76,6 @@ interface Reply {
 
 interface Call {
   state: GitHubState;
-  checks: GitHubChecks;
   url: string; // the emulator's address, for the links in answers
   repo: Repository;
   params: string[];
@@ -563,7 +562,7 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
           throw new ApiError(400, 'Problems parsing JSON');
         }
       }
-      return found.route.handle({ state, checks, url, repo, params: found.params, query, body, token });
+      return found.route.handle({ state, url, repo, params: found.params, query, body, token });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return { status: error.status, body: { message: error.message, ...error.extra, documentation_url: doc, status: String(error.status) } };
