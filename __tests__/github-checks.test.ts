@@ -59,6 +59,12 @@ async function mergeableState(name: string, number: number) {
   return (await octokit(APP).rest.pulls.get({ owner: 'acme', repo: name, pull_number: number })).data.mergeable_state;
 }
 
+/** The workflow runs on `sha` that wait for a person's approval, as GitHub's REST API lists them. */
+async function heldRuns(name: string, sha: string) {
+  const { data } = await octokit(APP).rest.actions.listWorkflowRunsForRepo({ owner: 'acme', repo: name, head_sha: sha, status: 'action_required' });
+  return data.workflow_runs.map((run) => ({ name: run.name, event: run.event, status: run.status, conclusion: run.conclusion, actor: run.actor?.login }));
+}
+
 describe("GitHub emulator: required checks by the token that opened the pull request", () => {
   it("runs them for an App's pull request: queued, then passed on the clock, and the merge goes through", async () => {
     const { name, repo, number, head } = await checkedPull(APP, { checkRunMs: 5 * MINUTE });
@@ -79,14 +85,19 @@ describe("GitHub emulator: required checks by the token that opened the pull req
   });
 
   it('holds them for approval for a pull request GITHUB_TOKEN opened: no clock or control call runs them until a person approves', async () => {
-    const { name, repo, number } = await checkedPull(GITHUB_TOKEN, { checkRunMs: MINUTE });
+    const { name, repo, number, head } = await checkedPull(GITHUB_TOKEN, { checkRunMs: MINUTE });
     expect(github.checkRuns(repo)).toEqual([expect.objectContaining({ status: 'waiting', conclusion: 'action_required', triggeredBy: GITHUB_TOKEN })]);
     jest.setSystemTime(Date.now() + 30 * 24 * 60 * MINUTE);
     expect(github.completeChecks(repo)).toBe(0);
     expect(await merge(name, number, GITHUB_TOKEN)).toEqual({ status: 405, message: 'Required status check "ci" is expected.' });
+    // What a caller reads to say why: the run is there, held (UltraBob/ddev-drupal-code-quality#53).
+    expect(await heldRuns(name, head)).toEqual([{ name: 'ci', event: 'pull_request', status: 'completed', conclusion: 'action_required', actor: 'github-actions[bot]' }]);
     expect(github.approveWorkflows(repo, number)).toBe(1);
+    expect(await heldRuns(name, head)).toEqual([]);
     jest.setSystemTime(Date.now() + MINUTE);
     expect(await merge(name, number, GITHUB_TOKEN)).toEqual({ status: 200 });
+    const { data } = await octokit(APP).rest.actions.listWorkflowRunsForRepo({ owner: 'acme', repo: name, head_sha: head });
+    expect(data.workflow_runs.map((run) => [run.status, run.conclusion])).toEqual([['completed', 'success']]);
   });
 
   it('holds them again when GITHUB_TOKEN pushes to the branch, and runs them when an App pushes', async () => {

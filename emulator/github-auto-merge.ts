@@ -27,6 +27,7 @@ function refused(mutation: string, type: string, message: string): GraphqlReply 
 export function loginOf(state: GitHubState, token: string): string {
   if (token === state.policy.token) return BOT_LOGIN;
   if (token === 'person') return 'octocat';
+  if (token === 'merge-queue') return 'github-merge-queue[bot]';
   return state.grantOf(token)?.kind === 'installation' ? 'emulated-app[bot]' : 'emulated-user';
 }
 

@@ -9,7 +9,8 @@ import { contractCheck } from './contract-check.ts';
 import { FULL_REPOSITORY_EXTRAS, fileLinks, fullPullRequestExtras, labelExtras, pullRequestExtras, repositoryJson, restCommitExtras, userJson } from './github-json.ts';
 import { ApiError, type BranchRules, type EmulatedPull, GitHubState, type MergeMethod, type Policy, type PushEvent, type Repository, type StoredCommit, type TreeEntry, blobSha, fullNameOf, repositoryPermissions, sha1 } from './github-state.ts';
 import { type CheckFilter, type CheckRun, GitHubChecks } from './github-checks.ts';
-import { type AutoMergeInput, autoMergeJson, autoMergeMutation, disableAutoMerge, enableAutoMerge } from './github-auto-merge.ts';
+import { type AutoMergeInput, autoMergeJson, autoMergeMutation, disableAutoMerge, enableAutoMerge, loginOf } from './github-auto-merge.ts';
+import { listWorkflowRuns } from './github-runs.ts';
 
 export interface GitHubEmulator {
   url: string;
@@ -76,6 +77,7 @@ interface Reply {
 
 interface Call {
   state: GitHubState;
+  checks: GitHubChecks;
   url: string; // the emulator's address, for the links in answers
   repo: Repository;
   params: string[];
@@ -191,6 +193,12 @@ function stringField(body: Record<string, unknown>, name: string): string | unde
 }
 
 const ROUTES: Route[] = [
+  {
+    method: 'GET',
+    pattern: /^\/actions\/runs$/,
+    doc: `${DOCS}/actions/workflow-runs#list-workflow-runs-for-a-repository`,
+    handle: ({ state, checks, url, repo, query }) => ({ status: 200, body: listWorkflowRuns(url, repo, checks.list(repo), query, (token) => loginOf(state, token)) })
+  },
   {
     method: 'GET',
     pattern: /^\/compare\/(.+?)\.\.\.(.+)$/,
@@ -562,7 +570,7 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
           throw new ApiError(400, 'Problems parsing JSON');
         }
       }
-      return found.route.handle({ state, url, repo, params: found.params, query, body, token });
+      return found.route.handle({ state, checks, url, repo, params: found.params, query, body, token });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return { status: error.status, body: { message: error.message, ...error.extra, documentation_url: doc, status: String(error.status) } };
