@@ -75,6 +75,22 @@ describe('GitHub emulator: auto-merge', () => {
     expect(github.pushes(repo).at(-1)).toMatchObject({ branch: 'main', by: APP, mergedPull: number, startsWorkflows: true, at: new Date(T0 + 7 * MINUTE).toISOString() });
   });
 
+  it("merges at the check's moment even when a person acts later first: the person's merge comes after it on main", async () => {
+    const { repo, number, id, head } = await pullUnder({ requiredStatusChecks: ['ci'], checkRunMs: 10 * MINUTE });
+    const checkStarted = Date.now();
+    github.commitOnBranch(repo, 'content', { 'docs.yaml': 'b: 1\n' }, 'Content');
+    const content = (await octokit().rest.pulls.create({ owner: 'acme', repo: repo.split('/')[1]!, head: 'content', base: 'main', title: 'Content' })).data.number;
+    await send(ENABLE, { pullRequestId: id, mergeMethod: 'MERGE', expectedHeadOid: head });
+    jest.setSystemTime(checkStarted + 5 * 60 * MINUTE);
+    // The content's own check ran out too; a person merges it hours after the renewal's passed.
+    github.mergePull(repo, content, 'merge');
+    const onMain = github.pushes(repo).filter((push) => push.branch === 'main');
+    expect(onMain.map((push) => [push.mergedPull, push.at])).toEqual([
+      [number, new Date(checkStarted + 10 * MINUTE).toISOString()],
+      [content, new Date(checkStarted + 5 * 60 * MINUTE).toISOString()]
+    ]);
+  });
+
   it("refuses when nothing is pending, in GitHub's words, so the caller merges directly", async () => {
     const { repo, id, head } = await pullUnder({ requiredStatusChecks: ['ci'] });
     github.completeChecks(repo);
