@@ -190,11 +190,15 @@ function literalLength(template: string): number {
   return template.replace(/\{[^}]+\}/g, '').length;
 }
 
-/** `/repos/{owner}/{repo}/git/ref/{ref}` → a pattern; the last parameter may hold slashes (a ref, a path). */
+/**
+ * `/repos/{owner}/{repo}/git/ref/{ref}` → a pattern; the last parameter may hold slashes (a ref, a
+ * path), but not a repository's name: `/repos/{owner}/{repo}` must not take in a route the stored
+ * description lacks (`/repos/o/r/actions/runs`), which goes unchecked instead.
+ */
 function patternOf(template: string): RegExp {
   const parts = template.split(/(\{[^}]+\})/);
   const last = parts.map((part) => part.startsWith('{')).lastIndexOf(true);
-  const source = parts.map((part, i) => (part.startsWith('{') ? (i === last && i === parts.length - 2 ? '(.+)' : '([^/]+)') : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('');
+  const source = parts.map((part, i) => (part.startsWith('{') ? (i === last && i === parts.length - 2 && part !== '{repo}' ? '(.+)' : '([^/]+)') : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('');
   return new RegExp(`^${source}$`);
 }
 

@@ -79,6 +79,7 @@ const OPERATIONS: [string, RegExp, string][] = [
   ['GET', /^\/compare\//, 'repos.compareCommits'],
   ['PUT', /^\/pulls\/\d+\/merge$/, 'pulls.merge'],
   ['PUT', /^\/pulls\/\d+\/update-branch$/, 'pulls.updateBranch'],
+  ['GET', /^\/actions\/runs$/, 'actions.listWorkflowRunsForRepo'],
   ['POST', /^\/graphql$/, 'graphql']
 ];
 export const OPERATION_NAMES = OPERATIONS.map(([, , name]) => name);

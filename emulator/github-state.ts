@@ -3,10 +3,20 @@
 // change raises. No HTTP here: github.ts parses requests, calls in here and writes the answers.
 import { createHash } from 'node:crypto';
 import { diff3Merge } from 'node-diff3';
-import { githubSays } from './recorded.ts';
+import { githubFact, githubSays } from './recorded.ts';
 
+/**
+ * Which token is which, by the emulator's convention: `Policy.token` is the workflow's own
+ * `GITHUB_TOKEN` (an installation token of the GitHub Actions app, ghs_…), whatever its text; every
+ * other token is one of `Policy.tokens`, and one of kind `installation` there is a GitHub App's
+ * installation token (as actions/create-github-app-token makes one). GitHub tells them apart by the
+ * app behind the token; the emulator by this. GITHUB_TOKEN is what starts no workflow
+ * (recorded/github.json facts.github-token-starts-no-workflow), holds its pull requests' runs for
+ * approval (facts.github-token-pull-request-runs-need-approval) and cannot be on a bypass list
+ * (answers.bypass.github-actions-not-an-actor).
+ */
 export interface Policy {
-  /** The workflow's own token (an installation token, ghs_…); contentsWrite and pullRequestsWrite are its permissions. */
+  /** The workflow's own token, GITHUB_TOKEN (an installation token, ghs_…); contentsWrite and pullRequestsWrite are its permissions. */
   token: string;
   allowActionsToCreatePullRequests: boolean;
   contentsWrite: boolean;
@@ -27,9 +37,55 @@ export interface BranchRules {
   requiredApprovingReviews?: number;
   /** Status check contexts that must have succeeded on the pull request's head ("Require status checks to pass"). */
   requiredStatusChecks?: string[];
-  /** Tokens that may merge without meeting the rules, as a ruleset's bypass list names an app or a person. */
+  /** Tokens that may merge without meeting the rules, as a ruleset's bypass list names an app or a person (never GITHUB_TOKEN: protectBranch refuses it with GitHub's 422). */
   bypass?: string[];
+  /**
+   * How long a required check runs once it started (ms on the emulator's clock, Date.now()), then
+   * concludes `checkConclusion`; undefined: it runs until a control call (completeChecks) ends it.
+   */
+  checkRunMs?: number;
+  /** How a check that ran its checkRunMs concludes (default success). */
+  checkConclusion?: 'success' | 'failure';
+  /**
+   * "Require merge queue": a merge through the API is refused in GitHub's words, and auto-merge queues
+   * the pull request; it merges once the required checks pass on the merge group. `mergeGroupCi`:
+   * whether the repository's CI runs on `merge_group` (recorded/github.json facts.merge-queue-needs-merge-group);
+   * without it no check is ever reported on the group and the pull request stays queued.
+   */
+  mergeQueue?: { mergeGroupCi: boolean };
 }
+
+/** GitHub's auto-merge armed on a pull request (enablePullRequestAutoMerge), as REST's `auto_merge` shows it. */
+export interface AutoMergeRequest {
+  /** The token that enabled it; the merge it makes is that token's. */
+  enabledBy: string;
+  mergeMethod: MergeMethod;
+  enabledAt: string;
+  commitTitle?: string;
+  commitMessage?: string;
+}
+
+/**
+ * A branch moved, as GitHub's `push` event would report it. `startsWorkflows` is false for a push by
+ * GITHUB_TOKEN (a merge with it too): GitHub starts no `push` workflow for it (`why` quotes the
+ * recorded fact), so a roll-out workflow on push never runs.
+ */
+export interface PushEvent {
+  branch: string;
+  /** The head before (null: the branch is new) and after. */
+  before: string | null;
+  after: string;
+  /** The token that moved it, `person` (a person, through the control API) or `merge-queue`. */
+  by: string;
+  at: string;
+  startsWorkflows: boolean;
+  why?: string;
+  /** The pull request whose merge moved it. */
+  mergedPull?: number;
+}
+
+/** What the state tells its listeners (github-checks.ts): a push, or a pull request opened by `by`. */
+export type RepoChange = { kind: 'push'; push: PushEvent } | { kind: 'opened'; pull: EmulatedPull; by: string };
 
 /**
  * What GitHub grants a token besides the workflow's own. A person's token (`user`) is answered with
@@ -48,6 +104,21 @@ export function repositoryPermissions(grant: TokenGrant | undefined): Record<str
 }
 
 export type MergeMethod = 'merge' | 'squash' | 'rebase';
+
+/** How a merge is made: the head the caller read, its commit text, and who or what merges. */
+export interface MergeOptions {
+  sha?: string;
+  title?: string;
+  message?: string;
+  /** A person through the control API: the rules are met. */
+  person?: boolean;
+  /** Auto-merge's merge: the rules must be met, the bypass list does not count. */
+  auto?: boolean;
+  /** The merge queue merges it (the queue's own rule is met). */
+  viaQueue?: boolean;
+  /** When (ms), if not now: the moment the last check passed. */
+  at?: number;
+}
 
 export interface EmulatedPull {
   number: number;
@@ -68,6 +139,12 @@ export interface EmulatedPull {
   mergedBy?: string;
   /** Approving reviews it holds (a person approved it). */
   approvals: number;
+  /** The token that opened it. */
+  openedBy?: string;
+  /** GitHub's auto-merge, while armed. */
+  autoMerge?: AutoMergeRequest;
+  /** When auto-merge put it in the merge queue (with a merge queue required), while it waits there. */
+  queuedAt?: string;
   labels: string[];
   html_url: string;
 }
@@ -104,6 +181,10 @@ export interface Repository {
   mergeMethods?: MergeMethod[];
   /** Status checks that succeeded, by commit: `${sha} ${context}`. */
   passedChecks: Set<string>;
+  /** Settings → General → "Allow auto-merge" (REST allow_auto_merge); off unless a test turns it on, as on GitHub. */
+  allowAutoMerge: boolean;
+  /** Every branch move, oldest first, as `push` events. */
+  pushes: PushEvent[];
 }
 
 /** A tree entry as a create-tree call gives it: new content, an existing blob's sha, or sha null to delete the path. */
@@ -256,6 +337,8 @@ export class GitHubState {
   private readonly url: string;
   private readonly repos = new Map<string, Repository>();
   private commitCount = 0;
+  /** Told of every push and every pull request opened (the check runs and auto-merge listen). */
+  readonly listeners: ((repo: Repository, change: RepoChange) => void)[] = [];
 
   constructor(url: string, policy: Partial<Policy> = {}) {
     this.url = url;
@@ -305,7 +388,9 @@ export class GitHubState {
       pulls: [],
       nextNumber: 1,
       rules: new Map(),
-      passedChecks: new Set()
+      passedChecks: new Set(),
+      allowAutoMerge: false,
+      pushes: []
     };
     this.repos.set(repoKey(owner, name), repo);
     const commit = this.storeCommit(repo, this.storeTree(repo, files), [], 'Initial commit', '');
@@ -318,8 +403,50 @@ export class GitHubState {
     const parent = repo.branches.get(branch) ?? (repo.branches.get(repo.defaultBranch) as string);
     const tree = this.storeTree(repo, { ...this.filesOf(repo, parent), ...files });
     const commit = this.storeCommit(repo, tree, [parent], message, '');
-    repo.branches.set(branch, commit.sha);
+    this.setBranch(repo, branch, commit.sha, 'person');
     return commit.sha;
+  }
+
+  /**
+   * Moves a branch and logs the push. A push by GITHUB_TOKEN starts no workflow: "events triggered by
+   * the GITHUB_TOKEN … will not create a new workflow run" (docs.github.com/actions/concepts/security/github_token,
+   * recorded/github.json facts.github-token-starts-no-workflow; a merge by it alike: aks129/HealthClawGuardrails#449,
+   * dependabot/fetch-metadata#111).
+   */
+  setBranch(repo: Repository, branch: string, sha: string, by: string, extra: { at?: number; mergedPull?: number } = {}): void {
+    const before = repo.branches.get(branch) ?? null;
+    repo.branches.set(branch, sha);
+    if (before === sha) return;
+    const workflowToken = by === this.policy.token;
+    const push: PushEvent = { branch, before, after: sha, by, at: new Date(extra.at ?? Date.now()).toISOString(), startsWorkflows: !workflowToken };
+    if (workflowToken) push.why = githubFact('github-token-starts-no-workflow');
+    if (extra.mergedPull !== undefined) push.mergedPull = extra.mergedPull;
+    repo.pushes.push(push);
+    for (const listener of this.listeners) listener(repo, { kind: 'push', push });
+  }
+
+  /** The pull request's GraphQL node id (its REST node_id), unique across repositories. */
+  pullNodeId(repo: Repository, pull: EmulatedPull): string {
+    return `PR_${sha1(fullNameOf(repo)).slice(0, 10)}_${pull.number}`;
+  }
+
+  /** The repository and pull request a GraphQL node id names. */
+  pullByNodeId(id: string): { repo: Repository; pull: EmulatedPull } | undefined {
+    for (const repo of this.repos.values()) {
+      const pull = repo.pulls.find((candidate) => this.pullNodeId(repo, candidate) === id);
+      if (pull) return { repo, pull };
+    }
+    return undefined;
+  }
+
+  /** Every repository (the check runs' clock walks them). */
+  allRepos(): Repository[] {
+    return [...this.repos.values()];
+  }
+
+  /** Settings → General → "Allow auto-merge". */
+  setAllowAutoMerge(fullName: string, allowed: boolean): void {
+    this.mustRepo(fullName).allowAutoMerge = allowed;
   }
 
   fileAt(fullName: string, ref: string, path: string): string | undefined {
@@ -353,6 +480,8 @@ export class GitHubState {
     const pull = this.mustRepo(fullName).pulls.find((p) => p.number === number);
     if (!pull) throw new Error(`emulator: no pull request #${number} in ${fullName}`);
     pull.state = 'closed';
+    pull.autoMerge = undefined;
+    pull.queuedAt = undefined;
     pull.closedAt = new Date().toISOString();
     pull.closedHead = this.mustRepo(fullName).branches.get(pull.head);
   }
@@ -370,7 +499,7 @@ export class GitHubState {
   }
 
   /** Creates `refs/heads/{branch}` at sha; returns the branch. */
-  createBranch(repo: Repository, ref: string, sha: string): string {
+  createBranch(repo: Repository, ref: string, sha: string, by = ''): string {
     if (!ref.startsWith('refs/') || ref.split('/').length < 3) {
       throw new ApiError(422, "Reference name must start with 'refs/' and have at least two slashes.");
     }
@@ -380,11 +509,11 @@ export class GitHubState {
     if (!repo.commits.has(sha)) throw new ApiError(422, 'Object does not exist');
     // A rule on the branch refuses its creation with this generic message.
     if (this.policy.protectedBranches.includes(branch)) throw new ApiError(422, 'Reference update failed');
-    repo.branches.set(branch, sha);
+    this.setBranch(repo, branch, sha, by);
     return branch;
   }
 
-  moveBranch(repo: Repository, branch: string, sha: string, force: boolean): void {
+  moveBranch(repo: Repository, branch: string, sha: string, force: boolean, by = ''): void {
     const current = repo.branches.get(branch);
     if (current === undefined) throw new ApiError(422, 'Reference does not exist');
     if (!repo.commits.has(sha)) throw new ApiError(422, 'Object does not exist');
@@ -396,7 +525,7 @@ export class GitHubState {
       throw new ApiError(422, refusal);
     }
     if (!force && !isAncestor(repo, current, sha)) throw new ApiError(422, 'Update is not a fast forward');
-    repo.branches.set(branch, sha);
+    this.setBranch(repo, branch, sha, by);
   }
 
   /** Stores the tree of `entries` over `baseTree` (if given); returns its sha and files. */
@@ -475,7 +604,9 @@ export class GitHubState {
       labels: [],
       html_url: `${this.url}/${fullNameOf(repo)}/pull/${number}`
     };
+    if (token !== '') pull.openedBy = token;
     repo.pulls.push(pull);
+    for (const listener of this.listeners) listener(repo, { kind: 'opened', pull, by: token });
     return pull;
   }
 
@@ -490,6 +621,8 @@ export class GitHubState {
     if (change.state === 'closed') {
       pull.closedAt = new Date().toISOString();
       pull.closedHead = repo.branches.get(pull.head);
+      pull.autoMerge = undefined;
+      pull.queuedAt = undefined;
     }
     return pull;
   }
@@ -518,14 +651,26 @@ export class GitHubState {
    * GitHub's `mergeable` of an open pull request: false when its branch and the base changed the same
    * lines (`mergeable_state: dirty`); null once it is closed, as GitHub leaves it uncomputed.
    */
-  mergeability(repo: Repository, number: string): { mergeable: boolean | null; state: 'clean' | 'dirty' | 'unknown' } {
+  mergeability(repo: Repository, number: string): { mergeable: boolean | null; state: 'clean' | 'dirty' | 'blocked' | 'unknown' } {
     const pull = this.findPull(repo, number);
     const baseSha = repo.branches.get(pull.base);
     const headSha = repo.branches.get(pull.head);
     if (pull.state !== 'open' || !baseSha || !headSha) return { mergeable: null, state: 'unknown' };
     const common = mergeBase(repo, baseSha, headSha) as string;
     const merged = mergeTrees(this.filesOf(repo, baseSha), this.filesOf(repo, common), this.filesOf(repo, headSha));
-    return merged ? { mergeable: true, state: 'clean' } : { mergeable: false, state: 'dirty' };
+    if (!merged) return { mergeable: false, state: 'dirty' };
+    // `blocked`: it merges cleanly, but a required review or check is still missing (GitHub's
+    // mergeable_state, docs.github.com/graphql/reference/enums#mergestatestatus: "The merge is blocked").
+    return { mergeable: true, state: this.requirementsMet(repo, pull) ? 'clean' : 'blocked' };
+  }
+
+  /** Whether every rule of the base is met for the pull request's head: approving reviews and required checks (no bypass counted). */
+  requirementsMet(repo: Repository, pull: EmulatedPull): boolean {
+    const rules = repo.rules.get(pull.base);
+    if (!rules) return true;
+    const head = repo.branches.get(pull.head) ?? '';
+    if (pull.approvals < (rules.requiredApprovingReviews ?? 0)) return false;
+    return (rules.requiredStatusChecks ?? []).every((context) => repo.passedChecks.has(`${head} ${context}`));
   }
 
   /** `GET /compare/{base}...{head}`: how head stands to base, its own commits and the files it changed since their merge base. */
@@ -553,21 +698,23 @@ export class GitHubState {
    * the base with its merge commits dropped. A rebase that would give another tree than a merge is
    * refused, as GitHub refuses it.
    */
-  mergePull(repo: Repository, number: string, method: MergeMethod, token = '', options: { sha?: string; title?: string; message?: string; person?: boolean } = {}): { sha: string } {
+  mergePull(repo: Repository, number: string, method: MergeMethod, token = '', options: MergeOptions = {}): { sha: string } {
     const pull = this.findPull(repo, number);
     if (!['merge', 'squash', 'rebase'].includes(method)) throw new ApiError(422, 'Validation Failed', { errors: [{ resource: 'PullRequest', field: 'merge_method', code: 'invalid' }] });
     if (!this.mergeMethodsOf(repo).includes(method)) throw new ApiError(405, NOT_ALLOWED[method]);
     if (pull.state !== 'open') throw new ApiError(405, 'Pull Request is not mergeable');
     if (options.sha !== undefined && options.sha !== repo.branches.get(pull.head)) throw new ApiError(409, githubSays('merge.head-branch-modified'));
     // A person who merges through the control API is a reviewer with the rights to: the rules are met.
-    if (!options.person) this.checkRules(repo, pull, token);
+    if (!options.person) this.checkRules(repo, pull, token, options);
     pull.closedHead = repo.branches.get(pull.head);
     const sha = this.mergedCommit(repo, pull, method, token, options);
-    repo.branches.set(pull.base, sha);
     pull.state = 'closed';
     pull.merged = true;
     pull.mergedBy = options.person ? 'person' : token;
-    pull.closedAt = new Date().toISOString();
+    pull.closedAt = new Date(options.at ?? Date.now()).toISOString();
+    pull.autoMerge = undefined;
+    pull.queuedAt = undefined;
+    this.setBranch(repo, pull.base, sha, options.person ? 'person' : options.viaQueue ? 'merge-queue' : token, { at: options.at, mergedPull: pull.number });
     return { sha };
   }
 
@@ -576,10 +723,16 @@ export class GitHubState {
     return repo.mergeMethods ?? this.policy.mergeMethods;
   }
 
-  /** GitHub's 405 when the base's rules are not met, in its words; a token on the bypass list passes. */
-  private checkRules(repo: Repository, pull: EmulatedPull, token: string): void {
+  /**
+   * GitHub's 405 when the base's rules are not met, in its words; a token on the bypass list passes,
+   * but not in auto-merge's merge, which never bypasses a rule (docs.github.com "Automatically merging a
+   * pull request": it merges "when all required reviews are met and all required status checks have passed").
+   */
+  private checkRules(repo: Repository, pull: EmulatedPull, token: string, options: MergeOptions = {}): void {
     const rules = repo.rules.get(pull.base);
-    if (!rules || rules.bypass?.includes(token)) return;
+    if (!rules || (!options.auto && rules.bypass?.includes(token))) return;
+    // "Require merge queue": the merge API refuses (pascalgn/automerge-action#235 quotes the words).
+    if (rules.mergeQueue && !options.viaQueue) throw new ApiError(405, githubSays('merge.merge-queue-required'));
     const needed = rules.requiredApprovingReviews ?? 0;
     if (pull.approvals < needed) {
       throw new ApiError(405, needed === 1 ? githubSays('merge.approving-review-required') : `At least ${needed} approving reviews are required by reviewers with write access.`);
@@ -589,9 +742,13 @@ export class GitHubState {
     if (missing !== undefined) throw new ApiError(405, githubSays('merge.required-status-check-expected', { context: missing }));
   }
 
-  /** Test set-up: branch protection on `branch` (undefined removes it). */
+  /**
+   * Test set-up: branch protection on `branch` (undefined removes it). GITHUB_TOKEN on the bypass list
+   * is refused with GitHub's 422, as the rulesets API refuses the GitHub Actions app.
+   */
   protectBranch(fullName: string, branch: string, rules: BranchRules | undefined): void {
     const repo = this.mustRepo(fullName);
+    if (rules?.bypass?.includes(this.policy.token)) throw new ApiError(422, 'Validation Failed', { errors: [githubSays('bypass.github-actions-not-an-actor')] });
     if (rules) repo.rules.set(branch, rules);
     else repo.rules.delete(branch);
   }
@@ -661,7 +818,7 @@ export class GitHubState {
     const merged = mergeTrees(this.filesOf(repo, headSha), this.filesOf(repo, common), this.filesOf(repo, baseSha));
     if (!merged) throw new ApiError(422, 'merge conflict between base and head');
     const commit = this.storeCommit(repo, this.storeTree(repo, merged), [headSha, baseSha], `Merge branch '${pull.base}' into ${pull.head}`, '');
-    repo.branches.set(pull.head, commit.sha);
+    this.setBranch(repo, pull.head, commit.sha, 'person');
     return { sha: commit.sha };
   }
 
@@ -669,7 +826,7 @@ export class GitHubState {
    * GraphQL's `updateRefs`: every ref moves only if it still points at its `beforeOid` (all zeros: must
    * not exist), all or none; a move that is not a fast-forward needs `force`.
    */
-  updateRefs(repo: Repository, updates: { name: string; afterOid: string; beforeOid?: string; force?: boolean }[]): void {
+  updateRefs(repo: Repository, updates: { name: string; afterOid: string; beforeOid?: string; force?: boolean }[], by = ''): void {
     const ZERO = '0'.repeat(40);
     for (const update of updates) {
       if (!update.name.startsWith('refs/heads/')) throw new ApiError(422, `${update.name} is not a branch`);
@@ -687,7 +844,7 @@ export class GitHubState {
     for (const update of updates) {
       const branch = update.name.slice('refs/heads/'.length);
       if (update.afterOid === ZERO) repo.branches.delete(branch);
-      else repo.branches.set(branch, update.afterOid);
+      else this.setBranch(repo, branch, update.afterOid, by);
     }
   }
 
@@ -710,7 +867,7 @@ export class GitHubState {
     const head = repo.branches.get(branch);
     if (head && !repo.commits.get(head)?.message.includes('(other run)')) return;
     const commit = this.storeCommit(repo, repo.commits.get(base)!.tree, head ? [base, head] : [base], 'Point the deployment at a new static export (other run)\n\nProposed-by: static-export-action', this.policy.token);
-    repo.branches.set(branch, commit.sha);
+    this.setBranch(repo, branch, commit.sha, this.policy.token);
   }
 
   private findPull(repo: Repository, number: string): EmulatedPull {

@@ -7,7 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { type GitHubFault, GitHubFaults, operationOf } from './github-faults.ts';
 import { contractCheck } from './contract-check.ts';
 import { FULL_REPOSITORY_EXTRAS, fileLinks, fullPullRequestExtras, labelExtras, pullRequestExtras, repositoryJson, restCommitExtras, userJson } from './github-json.ts';
-import { ApiError, type BranchRules, type EmulatedPull, GitHubState, type MergeMethod, type Policy, type Repository, type StoredCommit, type TreeEntry, blobSha, fullNameOf, repositoryPermissions, sha1 } from './github-state.ts';
+import { ApiError, type BranchRules, type EmulatedPull, GitHubState, type MergeMethod, type Policy, type PushEvent, type Repository, type StoredCommit, type TreeEntry, blobSha, fullNameOf, repositoryPermissions, sha1 } from './github-state.ts';
+import { type CheckFilter, type CheckRun, GitHubChecks } from './github-checks.ts';
+import { type AutoMergeInput, autoMergeJson, autoMergeMutation, disableAutoMerge, enableAutoMerge, loginOf } from './github-auto-merge.ts';
+import { listWorkflowRuns } from './github-runs.ts';
 
 export interface GitHubEmulator {
   url: string;
@@ -34,8 +37,23 @@ export interface GitHubEmulator {
   setMergeMethods(fullName: string, methods: MergeMethod[]): void;
   /** A person with write access approves the pull request. */
   approvePull(fullName: string, number: number): void;
-  /** A status check succeeds on a commit. */
+  /** A status check succeeds on a commit (what waits on it, auto-merge, acts at once). */
   passCheck(fullName: string, sha: string, context: string): void;
+  /** Settings → General → "Allow auto-merge" (REST allow_auto_merge); off by default, as on GitHub. */
+  setAllowAutoMerge(fullName: string, allowed: boolean): void;
+  /**
+   * A person clicks "Approve workflows to run" on a pull request GITHUB_TOKEN opened or pushed: its held
+   * runs on the head start (and run checkRunMs, or until completeChecks). Returns how many started.
+   */
+  approveWorkflows(fullName: string, number: number): number;
+  /** Ends the running required-check runs that match (held ones stay held), by default with success; returns how many. */
+  completeChecks(fullName: string, filter?: CheckFilter): number;
+  /** The emulator's clock: runs due by `now` (default Date.now()) complete, and auto-merge and the queue act at their times. Every request and control call ticks first. */
+  tick(now?: number): void;
+  /** The required checks' runs of a repository, oldest first (copies). */
+  checkRuns(fullName: string): CheckRun[];
+  /** Every branch move as a `push` event, oldest first (copies): startsWorkflows false for GITHUB_TOKEN's. */
+  pushes(fullName: string): PushEvent[];
   /** What merging by `method` would leave on the base, or GitHub's refusal; nothing moves. */
   previewMerge(fullName: string, number: number, method: MergeMethod): Record<string, string> | string;
   /** A person clicks "Update branch": the base is merged into the pull request's branch. */
@@ -59,6 +77,7 @@ interface Reply {
 
 interface Call {
   state: GitHubState;
+  checks: GitHubChecks;
   url: string; // the emulator's address, for the links in answers
   repo: Repository;
   params: string[];
@@ -128,7 +147,7 @@ function restCommitJson(url: string, repo: Repository, commit: StoredCommit): un
   return { sha: commit.sha, url: apiUrl(url, repo, `/commits/${commit.sha}`), html_url: `${url}/${fullNameOf(repo)}/commit/${commit.sha}`, ...restCommitExtras(url, repo, commit), commit: { ...git, comment_count: 0 }, parents: git.parents };
 }
 
-function pullJson(url: string, repo: Repository, pull: EmulatedPull): unknown {
+function pullJson(url: string, repo: Repository, pull: EmulatedPull, state: GitHubState): unknown {
   const side = (ref: string, kept?: string): unknown => ({
     label: `${repo.owner}:${ref}`,
     ref,
@@ -141,7 +160,8 @@ function pullJson(url: string, repo: Repository, pull: EmulatedPull): unknown {
     ...fullPullRequestExtras(url, pull),
     url: apiUrl(url, repo, `/pulls/${pull.number}`),
     id: pull.number,
-    node_id: `PR_${pull.number}`,
+    node_id: state.pullNodeId(repo, pull),
+    auto_merge: autoMergeJson(url, state, repo, pull),
     html_url: pull.html_url,
     number: pull.number,
     state: pull.state,
@@ -173,6 +193,12 @@ function stringField(body: Record<string, unknown>, name: string): string | unde
 }
 
 const ROUTES: Route[] = [
+  {
+    method: 'GET',
+    pattern: /^\/actions\/runs$/,
+    doc: `${DOCS}/actions/workflow-runs#list-workflow-runs-for-a-repository`,
+    handle: ({ state, checks, url, repo, query }) => ({ status: 200, body: listWorkflowRuns(url, repo, checks.list(repo), query, (token) => loginOf(state, token)) })
+  },
   {
     method: 'GET',
     pattern: /^\/compare\/(.+?)\.\.\.(.+)$/,
@@ -237,6 +263,7 @@ const ROUTES: Route[] = [
           allow_merge_commit: state.mergeMethodsOf(repo).includes('merge'),
           allow_squash_merge: state.mergeMethodsOf(repo).includes('squash'),
           allow_rebase_merge: state.mergeMethodsOf(repo).includes('rebase'),
+          allow_auto_merge: repo.allowAutoMerge,
           ...(permissions ? { permissions } : {})
         }
       };
@@ -279,8 +306,8 @@ const ROUTES: Route[] = [
     pattern: /^\/git\/refs$/,
     doc: `${DOCS}/git/refs#create-a-reference`,
     needs: 'contents',
-    handle: ({ state, url, repo, body }) => {
-      const branch = state.createBranch(repo, stringField(body, 'ref') ?? '', stringField(body, 'sha') ?? '');
+    handle: ({ state, url, repo, body, token }) => {
+      const branch = state.createBranch(repo, stringField(body, 'ref') ?? '', stringField(body, 'sha') ?? '', token);
       return { status: 201, body: refJson(url, repo, branch) };
     }
   },
@@ -289,9 +316,9 @@ const ROUTES: Route[] = [
     pattern: /^\/git\/refs\/heads\/(.+)$/,
     doc: `${DOCS}/git/refs#update-a-reference`,
     needs: 'contents',
-    handle: ({ state, url, repo, params, body }) => {
+    handle: ({ state, url, repo, params, body, token }) => {
       const branch = params[0] as string;
-      state.moveBranch(repo, branch, stringField(body, 'sha') ?? '', body['force'] === true);
+      state.moveBranch(repo, branch, stringField(body, 'sha') ?? '', body['force'] === true, token);
       return { status: 200, body: refJson(url, repo, branch) };
     }
   },
@@ -394,7 +421,7 @@ const ROUTES: Route[] = [
     doc: `${DOCS}/pulls/pulls#list-pull-requests`,
     handle: ({ state, url, repo, query }) => {
       const pulls = state.listPulls(repo, { state: query.get('state') ?? 'open', head: query.get('head'), base: query.get('base') });
-      return { status: 200, body: pulls.map((p) => pullJson(url, repo, p)) };
+      return { status: 200, body: pulls.map((p) => pullJson(url, repo, p, state)) };
     }
   },
   {
@@ -404,7 +431,7 @@ const ROUTES: Route[] = [
     needs: 'pulls',
     handle: ({ state, url, repo, body, token }) => {
       const input = { head: stringField(body, 'head') ?? '', base: stringField(body, 'base') ?? '', title: stringField(body, 'title'), body: stringField(body, 'body') };
-      return { status: 201, body: pullJson(url, repo, state.createPull(repo, input, token)) };
+      return { status: 201, body: pullJson(url, repo, state.createPull(repo, input, token), state) };
     }
   },
   {
@@ -415,7 +442,7 @@ const ROUTES: Route[] = [
       const pull = state.getPull(repo, params[0] as string);
       // Only the single pull request carries GitHub's mergeability; the list does not.
       const { mergeable, state: mergeableState } = state.mergeability(repo, params[0] as string);
-      return { status: 200, body: { ...(pullJson(url, repo, pull) as object), mergeable, mergeable_state: mergeableState } };
+      return { status: 200, body: { ...(pullJson(url, repo, pull, state) as object), mergeable, mergeable_state: mergeableState } };
     }
   },
   {
@@ -425,7 +452,7 @@ const ROUTES: Route[] = [
     needs: 'pulls',
     handle: ({ state, url, repo, params, body }) => {
       const change = { title: stringField(body, 'title'), body: stringField(body, 'body'), base: stringField(body, 'base'), state: stringField(body, 'state') };
-      return { status: 200, body: pullJson(url, repo, state.updatePull(repo, params[0] as string, change)) };
+      return { status: 200, body: pullJson(url, repo, state.updatePull(repo, params[0] as string, change), state) };
     }
   },
   {
@@ -450,25 +477,31 @@ const ROUTES: Route[] = [
 ];
 
 /**
- * GitHub's GraphQL endpoint, for the one mutation the action sends: `updateRefs`, a compare-and-swap
- * of branches. Like GitHub, it answers 200 with `errors` when the mutation is refused.
+ * GitHub's GraphQL endpoint, for the mutations the emulator models, each with its input in
+ * `variables.input`: `updateRefs`, a compare-and-swap of branches, and auto-merge's
+ * `enablePullRequestAutoMerge` and `disablePullRequestAutoMerge` (github-auto-merge.ts). Like GitHub,
+ * it answers 200 with `errors` when the mutation is refused.
  */
-function graphql(state: GitHubState, raw: string, token: string): Reply {
-  let request: { query?: string; variables?: { input?: { repositoryId?: string; refUpdates?: { name: string; afterOid: string; beforeOid?: string; force?: boolean }[] } } };
+function graphql(state: GitHubState, checks: GitHubChecks, raw: string, token: string): Reply {
+  let request: { query?: string; variables?: { input?: { repositoryId?: string; refUpdates?: { name: string; afterOid: string; beforeOid?: string; force?: boolean }[] } & AutoMergeInput } };
   try {
     request = JSON.parse(raw) as typeof request;
   } catch {
     throw new ApiError(400, 'Problems parsing JSON');
   }
   const input = request.variables?.input;
+  const autoMerge = autoMergeMutation(request.query ?? '');
+  if (autoMerge && input) {
+    return { status: 200, body: autoMerge === 'enablePullRequestAutoMerge' ? enableAutoMerge(state, checks, input, token) : disableAutoMerge(state, input, token) };
+  }
   if (!/\bupdateRefs\b/.test(request.query ?? '') || !input) {
-    return { status: 200, body: { errors: [{ message: 'The emulator answers only the updateRefs mutation, with its input in variables.input' }] } };
+    return { status: 200, body: { errors: [{ message: 'The emulator answers only updateRefs, enablePullRequestAutoMerge and disablePullRequestAutoMerge, with their input in variables.input' }] } };
   }
   const repo = state.repoByNodeId(input.repositoryId ?? '');
   if (!repo) return { status: 200, body: { data: { updateRefs: null }, errors: [{ type: 'NOT_FOUND', message: `Could not resolve to a node with the global id of '${input.repositoryId}'` }] } };
   if (!state.mayWrite(token, 'contents')) return { status: 200, body: { data: { updateRefs: null }, errors: [{ type: 'FORBIDDEN', message: notAccessible(state, token) }] } };
   try {
-    state.updateRefs(repo, input.refUpdates ?? []);
+    state.updateRefs(repo, input.refUpdates ?? [], token);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     return { status: 200, body: { data: { updateRefs: null }, errors: [{ type: 'UNPROCESSABLE', message: error.message }] } };
@@ -499,6 +532,12 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const state = new GitHubState(url, options);
+  const checks = new GitHubChecks(state);
+  /** A control call: the clock first, so what was due before it happens before it. */
+  const control = <T>(act: () => T): T => {
+    checks.tick();
+    return act();
+  };
   const requests: { method: string; path: string; status: number }[] = [];
   let requestCount = 0;
   const faults = new GitHubFaults();
@@ -510,7 +549,8 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
     try {
       const token = /^(?:token|bearer)\s+(.+)$/i.exec(headers.authorization ?? '')?.[1]?.trim() ?? '';
       if (!state.grantOf(token)) throw new ApiError(401, 'Bad credentials');
-      if (method === 'POST' && pathname === '/graphql') return graphql(state, raw, token);
+      checks.tick();
+      if (method === 'POST' && pathname === '/graphql') return graphql(state, checks, raw, token);
       const repoPath = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(pathname);
       if (!repoPath) throw new ApiError(404, 'Not Found');
       // Octokit escapes the slashes inside {ref} and {path}, so match the decoded path.
@@ -530,7 +570,7 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
           throw new ApiError(400, 'Problems parsing JSON');
         }
       }
-      return found.route.handle({ state, url, repo, params: found.params, query, body, token });
+      return found.route.handle({ state, checks, url, repo, params: found.params, query, body, token });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return { status: error.status, body: { message: error.message, ...error.extra, documentation_url: doc, status: String(error.status) } };
@@ -628,21 +668,36 @@ export async function startGitHubEmulator({ port = 0, ...options }: Partial<Poli
     url,
     requests,
     createRepo: (fullName, files, defaultBranch) => state.createRepo(fullName, files, defaultBranch),
-    commitOnBranch: (fullName, branch, files, message) => state.commitOnBranch(fullName, branch, files, message),
-    fileAt: (fullName, ref, path) => state.fileAt(fullName, ref, path),
-    branchHead: (fullName, branch) => state.branchHead(fullName, branch),
-    commit: (fullName, sha) => state.commit(fullName, sha),
-    pulls: (fullName) => state.pulls(fullName),
-    closePull: (fullName, number) => state.closePull(fullName, number),
-    editPull: (fullName, number, change) => void state.updatePull(state.mustRepo(fullName), String(number), change),
-    mergePull: (fullName, number, method) => state.mergePull(state.mustRepo(fullName), String(number), method, '', { person: true }).sha,
-    pull: (fullName, number) => state.pull(fullName, number),
-    protectBranch: (fullName, branch, rules) => state.protectBranch(fullName, branch, rules),
+    commitOnBranch: (fullName, branch, files, message) => control(() => state.commitOnBranch(fullName, branch, files, message)),
+    fileAt: (fullName, ref, path) => control(() => state.fileAt(fullName, ref, path)),
+    branchHead: (fullName, branch) => control(() => state.branchHead(fullName, branch)),
+    commit: (fullName, sha) => control(() => state.commit(fullName, sha)),
+    pulls: (fullName) => control(() => state.pulls(fullName)),
+    closePull: (fullName, number) => control(() => state.closePull(fullName, number)),
+    editPull: (fullName, number, change) => control(() => void state.updatePull(state.mustRepo(fullName), String(number), change)),
+    mergePull: (fullName, number, method) => control(() => state.mergePull(state.mustRepo(fullName), String(number), method, '', { person: true }).sha),
+    pull: (fullName, number) => control(() => state.pull(fullName, number)),
+    protectBranch: (fullName, branch, rules) => control(() => state.protectBranch(fullName, branch, rules)),
     setMergeMethods: (fullName, methods) => state.setMergeMethods(fullName, methods),
-    approvePull: (fullName, number) => state.approvePull(fullName, number),
-    passCheck: (fullName, sha, context) => state.passCheck(fullName, sha, context),
+    // A review or a check that passes may be the last thing auto-merge waited for.
+    approvePull: (fullName, number) =>
+      control(() => {
+        state.approvePull(fullName, number);
+        checks.settle(state.mustRepo(fullName));
+      }),
+    passCheck: (fullName, sha, context) =>
+      control(() => {
+        state.passCheck(fullName, sha, context);
+        checks.settle(state.mustRepo(fullName));
+      }),
+    setAllowAutoMerge: (fullName, allowed) => state.setAllowAutoMerge(fullName, allowed),
+    approveWorkflows: (fullName, number) => control(() => checks.approveWorkflows(state.mustRepo(fullName), number)),
+    completeChecks: (fullName, filter = {}) => control(() => checks.complete(state.mustRepo(fullName), filter)),
+    tick: (now) => checks.tick(now),
+    checkRuns: (fullName) => control(() => checks.list(state.mustRepo(fullName))),
+    pushes: (fullName) => control(() => state.mustRepo(fullName).pushes.map((push) => ({ ...push }))),
     previewMerge: (fullName, number, method) => state.previewMerge(fullName, number, method),
-    updateBranch: (fullName, number) => state.updateBranch(state.mustRepo(fullName), String(number)).sha,
+    updateBranch: (fullName, number) => control(() => state.updateBranch(state.mustRepo(fullName), String(number)).sha),
     setPolicy: (p) => state.setPolicy(p),
     holdNext(operation) {
       let arrived!: () => void;

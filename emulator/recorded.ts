@@ -23,3 +23,10 @@ export function githubSays(id: string, values: Record<string, string> = {}): str
   if (!answer) throw new Error(`No recorded GitHub answer ${id} in emulator/recorded/github.json`);
   return (answer.template ?? answer.message).replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
 }
+
+/** A recorded fact's wording (recorded/github.json facts), with its source. */
+export function githubFact(id: string): string {
+  const fact = RECORDED_GITHUB.facts[id];
+  if (!fact) throw new Error(`No recorded GitHub fact ${id} in emulator/recorded/github.json`);
+  return `${fact.fact} (${fact.source})`;
+}
