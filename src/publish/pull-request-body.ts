@@ -29,17 +29,11 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
   const renewal = sameExport(published, deployedLink);
   const deployedExpiry = deployedLink ? linkExpiry(deployedLink) : undefined;
   const deadline = mergeBy(production.serves ? deployedExpiry : undefined, new Date(bundle.expiresAt));
-  // The first screen answers what changes and by when: the one deadline, the settings; the pages after.
+  const intro = renewal
+    ? `Renews the static export link${published.domain ? ` of **${published.domain}**` : ''}: the same export, a fresh link.${published.contentDiff ? '' : ' No page changed.'}`
+    : `A new static export${published.domain ? ` of **${published.domain}**` : ''} is ready; this points the deployment at it.`;
   const lines = [
-    renewal
-      ? `Renews the static export link${published.domain ? ` of **${published.domain}**` : ''}: the same export, a fresh link.${published.contentDiff ? '' : ' No page changed.'}`
-      : `A new static export${published.domain ? ` of **${published.domain}**` : ''} is ready; this points the deployment at it.`,
-    '',
-    ...withBlankLine(deadline ?? ''),
-    ...changeTable(target.path, changes),
-    '',
-    ...withBlankLine(closedNote(published.closedBefore)),
-    ...withBlankLine(published.contentDiffText ?? contentDiffSection(published.contentDiff, deployedLink)),
+    ...firstScreen(intro, deadline, target, changes, published, deployedLink),
     // The export names the table: GitHub draws a table's first row as its header, and an empty one as an empty row.
     `| Export job | \`${job.jobId}\` |`,
     '|---|---|'
@@ -68,6 +62,22 @@ export function pullRequestBody(target: ConfigTarget, published: PublishedBundle
 /** Whether production serves a bundle once this is merged: it does now, or this turns it on. */
 function servesAfter(production: { serves: boolean }, changes: SettingChange[]): boolean {
   return production.serves || changes.some((change) => change.key.endsWith('.enabled') && change.after === true);
+}
+
+/**
+ * What a reviewer takes in first, for either body: what this is, the one deadline, the settings that
+ * change; then a person's earlier no and the pages, which read after.
+ */
+function firstScreen(intro: string, deadline: string | undefined, target: ConfigTarget, changes: SettingChange[], published: PublishedBundle, deployedLink: string | undefined): string[] {
+  return [
+    intro,
+    '',
+    ...withBlankLine(deadline ?? ''),
+    ...changeTable(target.path, changes),
+    '',
+    ...withBlankLine(closedNote(published.closedBefore)),
+    ...withBlankLine(published.contentDiffText ?? contentDiffSection(published.contentDiff, deployedLink))
+  ];
 }
 
 /** The pull request a person closed before this one: their no stands for that export, and this one is newer. */
@@ -124,14 +134,9 @@ function hostedBody(
   const { job, bundle } = published;
   const deployedExpiry = deployedLink ? linkExpiry(deployedLink) : undefined;
   const deadline = mergeBy(production.serves ? deployedExpiry : undefined, bundle.expiresAt === 'never' ? undefined : new Date(bundle.expiresAt));
+  const intro = `Points the deployment at export \`${job.jobId}\`${published.domain ? ` of **${published.domain}**` : ''}, hosted by your team at a URL that does not expire.`;
   const lines = [
-    `Points the deployment at export \`${job.jobId}\`${published.domain ? ` of **${published.domain}**` : ''}, hosted by your team at a URL that does not expire.`,
-    '',
-    ...withBlankLine(deadline ?? ''),
-    ...changeTable(target.path, changes),
-    '',
-    ...withBlankLine(closedNote(published.closedBefore)),
-    ...withBlankLine(published.contentDiffText ?? contentDiffSection(published.contentDiff, deployedLink)),
+    ...firstScreen(intro, deadline, target, changes, published, deployedLink),
     `| Export job | \`${job.jobId}\` |`,
     '|---|---|',
     `| Bundle URL | ${showValue(bundle.bundleUrl)} |`,
