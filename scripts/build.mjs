@@ -3,8 +3,11 @@
 // Minified, with a source map beside each bundle (index.js.map) so that a stack trace from a
 // user's log can be mapped back to src/.
 import ncc from '@vercel/ncc';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 // @actions/core imports @actions/http-client, which imports all of undici (0.44 MB minified, five
 // times the rest of agent-job's bundle) for one ProxyAgent that agent-job and feedback never use:
@@ -25,7 +28,8 @@ const bundles = [
   { entry: 'src/entry/feedback.ts', out: 'dist/feedback', externals: withoutUndici }
 ];
 
-for (const { entry, out, externals } of bundles) {
+/** One bundle, in this process. */
+async function build({ entry, out, externals }) {
   const { code, assets } = await ncc(resolve(entry), {
     minify: true,
     sourceMap: true,
@@ -39,4 +43,25 @@ for (const { entry, out, externals } of bundles) {
     mkdirSync(dirname(join(out, name)), { recursive: true });
     writeFileSync(join(out, name), asset.source);
   }
+}
+
+/** One bundle in a child of its own: ncc's work is synchronous, so bundles share the cores only as processes. */
+function buildApart(out) {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--only', out], { stdio: 'inherit' });
+    child.on('error', fail);
+    child.on('exit', (code) => (code === 0 ? done() : fail(new Error(`building ${out} failed (exit ${code})`))));
+  });
+}
+
+const only = process.argv.indexOf('--only');
+if (only >= 0) {
+  await build(bundles.find((bundle) => bundle.out === process.argv[only + 1]));
+} else {
+  // As many bundles at once as there are cores; each bundle's output is the same either way.
+  const waiting = [...bundles];
+  const worker = async () => {
+    for (let next = waiting.shift(); next; next = waiting.shift()) await buildApart(next.out);
+  };
+  await Promise.all(Array.from({ length: Math.min(availableParallelism(), bundles.length) }, worker));
 }
