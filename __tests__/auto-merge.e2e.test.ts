@@ -84,7 +84,7 @@ describe('renewals that merge themselves, through dist/', () => {
     expect(run.code).toBe(0);
     const [pull] = github.pulls(repo);
     // Merged by the action's token, not by a person; production now serves a fresh link of the same export.
-    expect(pull).toMatchObject({ head: BRANCH, state: 'closed', merged: true, mergedBy: TOKEN });
+    expect(pull).toMatchObject({ head: RENEWAL_BRANCH, state: 'closed', merged: true, mergedBy: TOKEN });
     const renewed = linkOn(repo, 'main');
     expect(jobIdFromLink(renewed)).toBe(jobId);
     expect(linkExpiry(renewed)!.getTime()).toBeGreaterThan(linkExpiry(link)!.getTime());
@@ -147,17 +147,19 @@ describe('renewals that merge themselves, through dist/', () => {
 });
 
 describe('renewals that merge themselves, in-process', () => {
-  it('names a required status check and why it never ran on a pull request of GITHUB_TOKEN', async () => {
+  it('names a required status check, and the repository setting that keeps the renewal from merging itself once it passes', async () => {
     const { repo } = await production(60);
     github.protectBranch(repo, 'main', { requiredStatusChecks: ['helm-lint'] });
     const run = await nightlyInProcess(repo);
     expect(run.code).toBe(0);
     const refused = warnings(run).find((line) => line.includes('could not merge itself'))!;
     expect(refused).toContain('GitHub answered 405 "Required status check "helm-lint" is expected."');
-    expect(refused).toContain('A pull request opened with GITHUB_TOKEN starts no workflow');
-    // The next night, once a person approved nothing and the check passed on the head, it merges itself.
+    // GitHub's own words (emulator/recorded/github.json answers.auto-merge.not-allowed), then what to turn on.
+    expect(refused).toContain('the repository does not allow auto-merge (GitHub answered "Auto merge is not allowed for this repository")');
+    expect(refused).toContain('Settings → General → "Allow auto-merge"');
+    // The next night, once the check passed on the head, it merges itself.
     const [pull] = github.pulls(repo);
-    github.passCheck(repo, github.branchHead(repo, BRANCH)!, 'helm-lint');
+    github.passCheck(repo, github.branchHead(repo, RENEWAL_BRANCH)!, 'helm-lint');
     const again = await nightlyInProcess(repo);
     expect(again.code).toBe(0);
     expect(github.pull(repo, pull!.number)).toMatchObject({ merged: true, mergedBy: TOKEN });
@@ -183,7 +185,7 @@ describe('renewals that merge themselves, in-process', () => {
     const other = await production(60);
     const first = await nightlyInProcess(other.repo, { 'auto-merge': 'off' });
     expect(first.code).toBe(0);
-    github.commitOnBranch(other.repo, BRANCH, { [PATH]: `${github.fileAt(other.repo, BRANCH, PATH)!}# checked by ops\n` }, 'Checked');
+    github.commitOnBranch(other.repo, RENEWAL_BRANCH, { [PATH]: `${github.fileAt(other.repo, RENEWAL_BRANCH, PATH)!}# checked by ops\n` }, 'Checked');
     const second = await nightlyInProcess(other.repo);
     expect(second.code).toBe(0);
     expect(github.pulls(other.repo)[0]).toMatchObject({ state: 'open', merged: false });

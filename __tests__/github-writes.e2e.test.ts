@@ -91,31 +91,30 @@ describe('a merge is read back, not resent blind', () => {
 });
 
 describe('two writers at once, interleaved at a write', () => {
-  it("a push landing while the nightly merges its renewal: nothing merged, and the content pull request is never called a no-op renewal", async () => {
+  it("a push landing while the nightly merges its renewal: the renewal merges on its own branch, and the push's content pull request is never called a renewal", async () => {
     const { repo, jobId: production_ } = await production(60);
     const hold = github.holdNext('pulls.merge');
     const nightly = startAction(RENEW_BUNDLE, nightlyInputs(), env(repo, 'schedule'));
     await hold.reached;
-    // The nightly read the renewal and sent its merge; before GitHub answers, the push workflow writes new content on the same branch.
+    // The nightly read the renewal and sent its merge; before GitHub answers, the push workflow proposes new content.
     const { jobId: content } = await finishedExport(platform, DOMAIN);
     const push = await runAction(BUNDLE, pushInputs(content), env(repo, 'push'));
     expect(annotations(push, 'error')).toEqual([]);
-    expect(push.outputs['pull-request-operation']).toBe('updated');
-    const pushed = github.pull(repo, 1)!;
+    // The renewal lives on a branch of its own: the push opens the content pull request beside it, never over it.
+    expect(push.outputs['pull-request-operation']).toBe('created');
     hold.release();
     const night = await nightly.done;
     expect(annotations(night, 'error')).toEqual([]);
-    const [pull] = github.pulls(repo);
-    // Not merged: production still serves its own export, and the pull request proposes the push's content.
-    expect(pull).toMatchObject({ state: 'open', merged: false });
+    const renewal = github.pull(repo, 1)!;
+    const pull = github.pull(repo, Number(push.outputs['pull-request-number']))!;
+    expect(renewal).toMatchObject({ head: `${BRANCH}-renewal`, state: 'closed', merged: true });
     expect(jobIdFromLink(linkOn(repo, 'main'))).toBe(production_);
+    // The content pull request: open, its content, rebuilt on the renewed base, its body about new content.
+    expect(pull).toMatchObject({ head: BRANCH, state: 'open', merged: false });
     expect(jobIdFromLink(linkOn(repo, BRANCH))).toBe(content);
-    // The body is the push's, about new content: no urgent renewal line, no "changes no page".
-    expect(pull!.body).toContain(`| Export job | \`${content}\` |`);
-    expect(pull!.body).not.toMatch(/Urgent|changes no page|No page changed|Renews the static export link/);
-    // The nightly wrote nothing over the push's pull request: its body and labels are as the push left them.
-    expect({ body: pull!.body, labels: pull!.labels }).toEqual({ body: pushed.body, labels: pushed.labels });
-    expect(night.log).toMatch(/Renewal pull request #1 \(.+\) was not merged: its branch moved to [0-9a-f]{7} while this run merged it/);
+    expect(pull.body).toContain(`| Export job | \`${content}\` |`);
+    expect(pull.body).not.toMatch(/Urgent|changes no page|No page changed|Renews the static export link/);
+    expect(night.log).toMatch(/Merged renewal pull request #1 /);
     expect(night.log).not.toMatch(/could not merge itself/);
   }, 60_000);
 

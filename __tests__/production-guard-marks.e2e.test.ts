@@ -11,7 +11,8 @@ import { regionOf } from '../src/publish/body.ts';
 
 const REPO = 'acme/deploy';
 const PATH = 'deploy/values.yaml';
-const BRANCH = 'static-export/deploy-values.yaml';
+/** Production's renewal lives on a branch of its own. */
+const RENEWAL_BRANCH = 'static-export/deploy-values.yaml-renewal';
 const DOMAIN = 'docs.example.com';
 const HOUR = 3_600_000;
 const WEEK_SECONDS = 7 * 24 * 3600;
@@ -81,14 +82,14 @@ describe("the guard's marks on the pull request", () => {
     github.createRepo(REPO, { [PATH]: values(weekLink(jobId, 20.5 * HOUR)) });
     expect((await nightly()).code).toBe(1);
     // A person's line on the branch and another on the base, the same line: GitHub cannot merge it.
-    const proposed = github.fileAt(REPO, BRANCH, PATH)!;
-    github.commitOnBranch(REPO, BRANCH, { [PATH]: proposed.replace('Helm values for the docs deployment.', 'Values of the docs (reviewed by the platform team).') }, 'Say who reviews this');
+    const proposed = github.fileAt(REPO, RENEWAL_BRANCH, PATH)!;
+    github.commitOnBranch(REPO, RENEWAL_BRANCH, { [PATH]: proposed.replace('Helm values for the docs deployment.', 'Values of the docs (reviewed by the platform team).') }, 'Say who reviews this');
     github.commitOnBranch(REPO, 'main', { [PATH]: github.fileAt(REPO, 'main', PATH)!.replace('Helm values for the docs deployment.', 'Values of the docs deployment, production.') }, 'Name production');
     const night = await nightly();
     expect(night.code).toBe(1);
     const pull = openPull();
     expect(night.log).toContain(`::error::Production's link in deploy/values.yaml on main expires at`);
-    expect(night.log).toContain(`Pull request #${pull.number} (${pull.html_url}) cannot be merged as it is: it conflicts with main. Resolve the conflict on its branch`);
+    expect(night.log).toContain(`Renewal pull request #${pull.number} (${pull.html_url}) cannot be merged as it is: it conflicts with main. Resolve the conflict on its branch`);
     expect(night.log).not.toMatch(/::error::.*Merge pull request/);
     expect(regionOf(pull.body).split('\n')[0]).toContain('this pull request cannot be merged as it is (it conflicts with main): resolve the conflict, then merge it and roll it out.');
   });

@@ -12,6 +12,9 @@ import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '.
 import { runAction } from '../emulator/runner.ts';
 import { finishedExport, presignedLink } from './finished-export.ts';
 import { regionOf } from '../src/publish/body.ts';
+import { firstLineOf } from '../src/publish/production-guard.ts';
+
+const firstLineOfGuard = (body: string) => firstLineOf(regionOf(body));
 import { bundleOfStep } from './in-process.ts';
 
 const REPO = 'acme/deploy';
@@ -62,30 +65,35 @@ const openPull = () => github.pulls(REPO).find((pull) => pull.state === 'open');
 const writes = () => github.requests.filter((request) => request.method !== 'GET');
 
 describe("production's link: the warning reaches whoever can act", () => {
-  it('a push run with production\'s link at 20 h: exit 0, a warning naming the pull request, its first line and label', async () => {
+  it("a push run with production's link at 20 h and no renewal open: exit 0, a warning that says to run renew/, and no mark on the content", async () => {
     await production(20.5 * HOUR);
     const pushed = await run('push', await newExport());
     expect(pushed.code).toBe(0);
     const pull = openPull()!;
+    // Production's life never waits on content: the warning says how to get a renewal, and leaves the content to its review.
     expect(pushed.log).toMatch(
-      new RegExp(`::warning::Production's link in deploy/values\\.yaml on main expires at .*, in 20h 2\\dm\\. Merge pull request #${pull.number} \\(${pull.html_url}\\) and roll it out before then: .* This push run only warns: the nightly renew/ run, scheduled or manual, fails for it`)
+      new RegExp(
+        `::warning::Production's link in deploy/values\\.yaml on main expires at .*, in 20h 2\\dm: After that, every pod that restarts cannot fetch the site\\. No renewal pull request is open: the nightly renew/ step opens one .* pull request #${pull.number} \\(${pull.html_url}\\), which holds new content, waits for its review as it is\\. This push run only warns`
+      )
     );
     expect(pushed.log).not.toContain('::error::');
-    expect(regionOf(pull.body).split('\n')[0]).toMatch(/^🛑 \*\*Production's link expires in 20 hours\*\* \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\): merge and roll out this pull request before then/);
-    expect(pull.labels).toContain(LABEL);
-    // The summary opens with it, the pull request a link to click.
+    expect(pushed.log).not.toMatch(/Merge pull request/);
+    expect(firstLineOfGuard(pull.body)).toBeUndefined();
+    expect(pull.labels).not.toContain(LABEL);
+    // The summary opens with it.
     expect(pushed.summary.indexOf('🛑 **Production is about to lose its site.**')).toBeLessThan(pushed.summary.indexOf('<h2>'));
-    expect(pushed.summary).toContain(`Merge [pull request #${pull.number}](${pull.html_url}) and roll it out`);
+    expect(pushed.summary).toContain('No renewal pull request is open');
   });
 
-  it('a scheduled run at 20 h that cannot renew production fails, naming the pull request', async () => {
+  it('a scheduled run at 20 h that cannot renew production fails, naming the renewal pull request', async () => {
     await production(20.5 * HOUR);
     const night = await run('schedule', NIGHTLY);
     // The renewal is proposed, but only a merge renews production: the step fails so the workflow's owner is told.
     expect(night.code).toBe(1);
     const pull = openPull()!;
     expect(pull.title).toBe('Static export: renew the bundle link');
-    expect(night.log).toMatch(new RegExp(`::error::Production's link in deploy/values\\.yaml on main expires at .*, in 20h 2\\dm\\. Merge pull request #${pull.number} \\(${pull.html_url}\\) and roll it out before then`));
+    expect(pull.head).toBe('static-export/deploy-values.yaml-renewal');
+    expect(night.log).toMatch(new RegExp(`::error::Production's link in deploy/values\\.yaml on main expires at .*, in 20h 2\\dm\\. Merge renewal pull request #${pull.number} \\(${pull.html_url}\\) and roll it out before then`));
     expect(night.outputs['pull-request-number']).toBe(String(pull.number));
     expect(regionOf(pull.body).split('\n')[0]).toContain("**Production's link expires in 20 hours**");
     expect(pull.labels).toEqual([LABEL]);
@@ -105,7 +113,7 @@ describe("production's link: the warning reaches whoever can act", () => {
     github.requests.length = 0;
     const dry = await run('schedule', { ...NIGHTLY, 'dry-run': 'true' });
     expect(dry.code).toBe(0);
-    expect(dry.log).toMatch(/::warning::Production's link in deploy\/values\.yaml on main expires at .*\. Merge the pull request this dry run would open and roll it out before then: .* A dry run reports this and does not fail\./);
+    expect(dry.log).toMatch(/::warning::Production's link in deploy\/values\.yaml on main expires at .*\. Merge the renewal pull request this dry run would open and roll it out before then: .* A dry run reports this and does not fail\./);
     expect(writes()).toEqual([]);
     expect(openPull()).toBeUndefined();
   });

@@ -91,7 +91,9 @@ describe('every run reconciles what is deployed, what is proposed and what was e
     const pushed = await push(platform.seedExportJob({ domain: 'docs.example.com' }));
     // 60 hours left: inside link-margin (72h), not yet two days.
     expect(pushed.code).toBe(0);
-    expect(pushed.log).toMatch(/::warning::Production's link in deploy\/values\.yaml on main expires at .*, in 2d 1[12]h\. Merge pull request #\d+ \(/);
+    // No renewal is open yet: the push names none to merge, and never asks to merge its content for production's sake.
+    expect(pushed.log).toMatch(/::warning::Production's link in deploy\/values\.yaml on main expires at .*, in 2d 1[12]h: .* No renewal pull request is open: the nightly renew\/ step opens one/);
+    expect(pushed.log).not.toMatch(/Merge pull request/);
     expect(pushed.summary.indexOf("Production's link runs out before long")).toBeLessThan(pushed.summary.indexOf('<h2>'));
     const number = pushed.outputs['pull-request-number'];
 
@@ -99,9 +101,11 @@ describe('every run reconciles what is deployed, what is proposed and what was e
     github.commitOnBranch(REPO, 'main', { [PATH]: values(presigned(deployedJob, 12), true) }, 'Back to a short link');
     const night = await renewal();
     expect(night.code).toBe(1);
-    expect(night.outputs.skipped).toBe('true');
-    expect(night.log).toMatch(new RegExp(`::error::Production's link in deploy/values\\.yaml on main expires at .*, in 1[12]h \\d+m\\. Merge pull request #${number} \\(`));
-    expect(night.outputs['pull-request-number']).toBe(number);
+    // The content's link stays valid; production's renewal is opened beside it, and the failure names that one.
+    const renewalPull = openPulls().find((pull) => pull.head.endsWith('-renewal'))!;
+    expect(night.outputs).toMatchObject({ 'pull-request-number': String(renewalPull.number), 'pull-request-operation': 'created' });
+    expect(night.log).toMatch(new RegExp(`::error::Production's link in deploy/values\\.yaml on main expires at .*, in 1[12]h \\d+m\\. Merge renewal pull request #${renewalPull.number} \\(`));
+    expect(night.log.split('\n').filter((line) => line.startsWith('::error::'))).toEqual([expect.not.stringContaining(`#${number} `)]);
     // Both expiries, told apart.
     expect(Date.parse(night.outputs['deployed-expires-at']!) - Date.now()).toBeLessThan(13 * HOUR);
     expect(Date.parse(night.outputs['expires-at']!) - Date.now()).toBeGreaterThan(6 * 24 * HOUR);

@@ -49,8 +49,9 @@ beforeAll(async () => {
     tryChart({ values: umbrellaFolder, configKey: 'mintlify.staticExport', workflows: ['push'], out: join(out, 'umbrella'), print: () => {}, times: QUICK }),
     tryChart({ values: umbrellaFolder, workflows: ['push'], out: join(out, 'umbrella-found'), print: () => {}, times: QUICK }),
     // 36 hours left of a 7-day link: past its first half, inside the guard's last two days.
-    tryChart({ values: readmeValues, productionLeftSeconds: 36 * 3600, workflows: ['push'], out: join(out, 'guard'), print: (line) => guardPrinted.push(line), times: QUICK }),
-    tryChart({ values: readmeValues, productionLeftSeconds: -3600, workflows: ['push'], out: join(out, 'expired'), print: (line) => expiredPrinted.push(line), times: QUICK }),
+    // A base that requires a review: the nightly's renewal cannot merge itself, and waits with the guard's marks.
+    tryChart({ values: readmeValues, productionLeftSeconds: 36 * 3600, requireReview: true, workflows: ['push', 'nightly'], out: join(out, 'guard'), print: (line) => guardPrinted.push(line), times: QUICK }),
+    tryChart({ values: readmeValues, productionLeftSeconds: -3600, requireReview: true, workflows: ['push', 'nightly'], out: join(out, 'expired'), print: (line) => expiredPrinted.push(line), times: QUICK }),
     ...CORPUS.map((file, i) => tryChart({ values: `__tests__/fixtures/values-real/${file}`, workflows: ['push'], out: join(out, `corpus-${i}`), print: () => {}, times: QUICK }))
   ]);
 }, 120_000);
@@ -174,12 +175,15 @@ describe('npm run try on any chart', () => {
     expect(existsSync(refusedOut)).toBe(false);
   });
 
-  it("shows the guard's first line and label when production's link is past its first half, and when it expired", () => {
+  it("shows the guard's first line and label on the renewal when production's link is past its first half, and when it expired", () => {
     for (const [run, lines, when] of [
       [guarded, guardPrinted, /expires in 3[56] hours/],
       [expired, expiredPrinted, /expired 1 hour ago/]
     ] as const) {
-      const pull = run.workflows[0]!.pullRequest!;
+      // The push's content pull request never carries them: production's life waits on the nightly's renewal.
+      expect(run.workflows[0]!.pullRequest!.labels).not.toContain('production-link-expiring');
+      const pull = run.workflows[1]!.pullRequest!;
+      expect(pull.title).toBe('Static export: renew the bundle link');
       expect(pull.labels).toContain('production-link-expiring');
       expect(pull.firstLine).toMatch(new RegExp(`^🛑 \\*\\*Production's link ${when.source}\\*\\*`));
       const text = lines.join('\n');

@@ -162,6 +162,8 @@ function pullJson(url: string, repo: Repository, pull: EmulatedPull, state: GitH
     id: pull.number,
     node_id: state.pullNodeId(repo, pull),
     auto_merge: autoMergeJson(url, state, repo, pull),
+    // Who opened it: GITHUB_TOKEN's bot, an App's, or a person's (a caller tells held workflows by it).
+    user: userJson(url, loginOf(state, pull.openedBy ?? state.policy.token)),
     html_url: pull.html_url,
     number: pull.number,
     state: pull.state,

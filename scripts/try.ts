@@ -82,6 +82,11 @@ export interface TryOptions {
    * is a link in its last days, as the guard sees it.
    */
   productionLeftSeconds?: number | null;
+  /**
+   * The base requires an approving review, and nothing may bypass it: the nightly's renewal cannot
+   * merge itself, so it waits with the guard's first line and label, as on a protected branch.
+   */
+  requireReview?: boolean;
   /** The folder the pages are written to. */
   out?: string;
   /** Which static export API the platform speaks: today's (default), its next one, or both. */
@@ -171,6 +176,8 @@ export async function tryChart(options: TryOptions): Promise<TryResult> {
   try {
     const production = seedProduction(platform, clock, chart, configKey, productionLeft);
     github.createRepo(CONFIG_REPOSITORY, chart.files);
+    // createRepo's default branch is main, the base the README's workflows propose into.
+    if (options.requireReview) github.protectBranch(CONFIG_REPOSITORY, 'main', { requiredApprovingReviews: 1 });
     print(
       `Emulated configuration repository ${CONFIG_REPOSITORY} holds ${describeChart(chart)}; config-path: ${chart.configPath}` +
         (configKey === 'staticExport' ? '' : `, config-key: ${configKey}`) +
@@ -498,10 +505,12 @@ diff. Nothing leaves this machine.
   --production-left DURATION|expired|none
                            how long production's link has left, of a link as long as --link-ttl
                            (default 5d). The guard speaks in a link's last two days, never in its
-                           first half: with 36h the push run warns, and its pull request opens with
-                           the guard's first line and carries the ${EXPIRING_LABEL} label;
-                           the nightly run then renews production's link (auto-merge: renewals).
-                           expired: it ran out an hour ago; none: no link yet
+                           first half: with 36h the push run warns that no renewal is open yet, and
+                           the nightly opens production's renewal on a branch of its own and merges
+                           it (auto-merge: renewals). expired: it ran out an hour ago; none: no link yet
+  --require-review         the base requires an approving review that nothing bypasses: the nightly's
+                           renewal cannot merge itself, fails the scheduled run, and waits with the
+                           guard's first line and the ${EXPIRING_LABEL} label
   --pages N                pages of the docs site (default 120)
   --pages-added N, --pages-removed N, --pages-edited N
                            what each export changes from the one before (default 2, 2 and 3)
@@ -522,6 +531,7 @@ export function parseTryArgs(args: string[]): TryOptions & { help: boolean } {
       workflow: { type: 'string', multiple: true },
       'link-ttl': { type: 'string' },
       'production-left': { type: 'string' },
+      'require-review': { type: 'boolean' },
       pages: { type: 'string' },
       'pages-added': { type: 'string' },
       'pages-removed': { type: 'string' },
@@ -546,6 +556,7 @@ export function parseTryArgs(args: string[]): TryOptions & { help: boolean } {
     workflows,
     linkTtlSeconds: seconds('--link-ttl', values['link-ttl']),
     productionLeftSeconds: productionLeft(left),
+    requireReview: values['require-review'] === true,
     pages: count('--pages', values.pages, 1),
     changes: {
       added: count('--pages-added', values['pages-added']) ?? DEFAULT_SITE_CHANGES.added,

@@ -561,7 +561,7 @@ export async function updatePullBody(octokit: Octokit, repo: Repo, number: numbe
 export class PullChangedError extends PullRequestError {}
 
 /**
- * Sets a pull request's title and body. A lost answer is read back: the fields as written mean done;
+ * Sets a pull request's title and body (and closes it, with `state: 'closed'`). A lost answer is read back: the fields as written mean done;
  * as `before` (what the run read), sent again; anything else is a person's or another run's edit,
  * which stands (PullChangedError).
  */
@@ -569,11 +569,11 @@ export async function updatePull(
   octokit: Octokit,
   repo: Repo,
   number: number,
-  fields: { title?: string; body?: string },
+  fields: { title?: string; body?: string; state?: 'closed' },
   before?: { title?: string; body?: string }
 ): Promise<{ state: 'open' | 'closed'; merged: boolean; headSha: string }> {
-  const holds = (pull: { title: string; body: string | null }, wanted: { title?: string; body?: string }) =>
-    (wanted.title === undefined || pull.title === wanted.title) && (wanted.body === undefined || (pull.body ?? '') === wanted.body);
+  const holds = (pull: { title: string; body: string | null; state?: string }, wanted: { title?: string; body?: string; state?: string }) =>
+    (wanted.title === undefined || pull.title === wanted.title) && (wanted.body === undefined || (pull.body ?? '') === wanted.body) && (wanted.state === undefined || pull.state === wanted.state);
   const readBack: ReadBack = async () => {
     const { data } = await octokit.rest.pulls.get({ ...repo, pull_number: number });
     if (holds(data, fields)) return { data };

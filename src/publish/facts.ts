@@ -33,12 +33,12 @@ export interface Facts {
   vetoes: Map<string, PullSummary>;
 }
 
-/** The local checks, then (with config-path) what GitHub holds and the refusals it calls for; undefined without config-path. */
-export async function readFacts(inputs: PublishInputs, octokit: Octokit | undefined): Promise<Facts | undefined> {
+/** The local checks, then (with config-path) what GitHub holds and the refusals it calls for; undefined without config-path. `proposal`: already read. */
+export async function readFacts(inputs: PublishInputs, octokit: Octokit | undefined, proposal?: ProposalFacts): Promise<Facts | undefined> {
   if (inputs.download) await checkDownloadPath(inputs.download.given, inputs.download.path);
   if (inputs.keepArchive) await checkKeepArchivePath(PublishInput.KeepArchive, inputs.keepArchive.given, inputs.keepArchive.path);
   if (!inputs.config || !octokit) return undefined;
-  const facts = await readGitHubFacts(octokit, inputs);
+  const facts = await readGitHubFacts(octokit, inputs, proposal);
   refuseOnFacts(facts, inputs);
   return facts;
 }
@@ -48,9 +48,10 @@ export async function readFacts(inputs: PublishInputs, octokit: Octokit | undefi
  * proposes, when there is one: renewing the base's older export would push a newer, unmerged one out
  * of review. The deployed link is judged on its own, by the guard.
  */
-async function readGitHubFacts(octokit: Octokit, inputs: PublishInputs): Promise<Facts> {
+async function readGitHubFacts(octokit: Octokit, inputs: PublishInputs, read?: ProposalFacts): Promise<Facts> {
   const target = inputs.config!;
-  const proposal = await readProposalFacts(octokit, target);
+  // `read`: what GitHub holds, read for this target a moment ago (production's renewal, main.ts).
+  const proposal = read ?? (await readProposalFacts(octokit, target));
   const { base, open: proposed } = proposal;
   // A file this action cannot edit (malformed, the block behind an alias) fails here, before any
   // export: the edit itself is tried with a placeholder link.

@@ -11,7 +11,8 @@ import type { ApiClient } from '../platform/transport.ts';
 import { Deadline } from '../action/deadline.ts';
 import { platformClient } from '../action/platform-inputs.ts';
 import { Cancellation, CancelledError, readInputs } from '../action/runtime.ts';
-import { type AutoMergeResult, keepProductionAlive } from './auto-merge.ts';
+import { type AutoMergeResult, type RenewalState, keepProductionAlive } from './auto-merge.ts';
+import { reconcileRenewal } from './production-renewal.ts';
 import { exportAndPropose } from './export-path.ts';
 import { type Facts, maskLink, readFacts } from './facts.ts';
 import { proposeHostedUrl } from './hosted-path.ts';
@@ -20,7 +21,6 @@ import { leave } from './leave.ts';
 import { type Applied, type Configured, type Outcome, type Progress, configOf, outputsOf } from './outcome.ts';
 import { type RunPlan, planRun } from './plan.ts';
 import { type RunKind, outputsOfKind } from './run-kind.ts';
-import type { ProposalFacts } from './proposal-types.ts';
 import { type FailureDetails, failedOutcome, guardProductionLink, writeDoneSummary, writeFailedSummary } from './report.ts';
 
 /** What a test runs in place of the runner's: GitHub's second (see githubClient), shrunk so its waits take no real time. */
@@ -31,8 +31,9 @@ export interface RunOptions {
 }
 
 export async function run(cancellation = new Cancellation(), options: RunOptions = {}): Promise<void> {
-  const inputs = readInputs(() => readPublishInputs(options.kind ?? 'export'));
-  if (!inputs) return;
+  const given = readInputs(() => readPublishInputs(options.kind ?? 'export'));
+  if (!given) return;
+  let inputs = given;
   const deadline = new Deadline(inputs.timeoutMs);
   const client = platformClient(inputs, cancellation, { deadline, projectId: inputs.projectId });
   const octokit = inputs.config
@@ -43,7 +44,14 @@ export async function run(cancellation = new Cancellation(), options: RunOptions
   cancellation.note = 'The step stopped before an export job was started.';
   try {
     // Read. What can fail without an export fails first (facts.ts).
-    const facts = await readFacts(inputs, octokit);
+    let facts = await readFacts(inputs, octokit);
+    // Production's renewal, on a branch of its own: every run closes a stale one before anything is planned.
+    const renewal = facts && octokit ? await reconcileRenewal(octokit, given.config!, facts.proposal.prBranch, (line) => core.info(line)) : undefined;
+    // renew/ with no content pull request waiting: production's renewal is the run's own proposal.
+    if (inputs.kind === 'renew' && facts && renewal && !facts.pending) {
+      inputs = { ...inputs, config: renewal.target };
+      facts = await readFacts(inputs, octokit, renewal.facts);
+    }
     // Plan.
     plan = planRun(inputs, facts, Date.now());
     // Apply.
@@ -54,10 +62,11 @@ export async function run(cancellation = new Cancellation(), options: RunOptions
         : plan.kind === 'hosted'
           ? await proposeHostedUrl({ ...context, octokit: octokit!, facts: facts! }, plan.jobId)
           : await exportAndPropose(context, plan);
-    // auto-merge: renewals. A renewal of production's export merges itself, apart from a content pull request.
-    const autoMerged = inputs.config?.autoMergeRenewals && !inputs.config.dryRun && octokit && facts ? await mergeRenewals(client, octokit, inputs, progress, wroteNothing(applied) ? facts.proposal : undefined) : undefined;
+    // Production's renewal: renew/ opens and renews it when production's link is due; with auto-merge: renewals it merges.
+    const state = renewal && { ...renewal, facts: wroteNothing(applied) ? renewal.facts : undefined };
+    const autoMerged = state && octokit && facts ? await keepRenewal(client, octokit, given, state, progress) : undefined;
     // Report.
-    await report(await concluded(applied, autoMerged, inputs, facts, octokit, progress), inputs);
+    await report(await concluded(applied, autoMerged, inputs, facts, octokit, progress, inputs !== given), inputs);
   } catch (error) {
     if (error instanceof CancelledError || cancellation.signal.aborted) return;
     const failed = failedOutcome(error, inputs, plan?.kind === 'export' ? plan.plan : undefined, progress, client);
@@ -67,8 +76,20 @@ export async function run(cancellation = new Cancellation(), options: RunOptions
   }
 }
 
-/** The outcome of a run that did not fail: what it applied and merged, and the guard on production's link after it. */
-async function concluded(applied: Applied, autoMerged: AutoMergeResult | undefined, inputs: PublishInputs, facts: Facts | undefined, octokit: Octokit | undefined, progress: Progress): Promise<Outcome> {
+/**
+ * The outcome of a run that did not fail: what it applied and merged, and the guard on production's
+ * link after it. `onRenewalBranch`: the run's own proposal was production's renewal (renew/ with no
+ * content pull request waiting).
+ */
+async function concluded(
+  applied: Applied,
+  autoMerged: AutoMergeResult | undefined,
+  inputs: PublishInputs,
+  facts: Facts | undefined,
+  octokit: Octokit | undefined,
+  progress: Progress,
+  onRenewalBranch: boolean
+): Promise<Outcome> {
   const done = { kind: 'done' as const, applied, autoMerged, hostedRun: inputs.durable !== undefined, stepOutputs: progress.outputs };
   if (!facts) return done;
   const config = configOf(applied);
@@ -80,7 +101,10 @@ async function concluded(applied: Applied, autoMerged: AutoMergeResult | undefin
   // A renewal the step merged itself is what production serves now.
   const deployedLink = autoMerged?.deployedLink ?? (config ? config.deployedLink : facts.deployedLink);
   // A dry run writes nothing, so production would wait on the open pull request, or on the one it would open.
-  const waitedOn = inputs.config?.dryRun ? (facts.pending ?? (config?.changed && !config.kept ? {} : undefined)) : pending;
+  const found = inputs.config?.dryRun ? (facts.pending ?? (config?.changed && !config.kept ? {} : undefined)) : pending;
+  // Production waits on its renewal when one is open, never on content (a content pull request is named only as what waits beside it).
+  const renewal = autoMerged?.waiting;
+  const waitedOn = renewal ? { ...renewal, renewal: true } : found && { ...found, renewal: onRenewalBranch };
   const guard = await guardProductionLink(octokit, inputs, facts, { deployedLink, baseBranch, pending: waitedOn });
   const configured: Configured = { baseBranch, dryRun: inputs.config!.dryRun, foundPending: facts.pending, deployedLink, pending, guard };
   return { ...done, configured };
@@ -103,16 +127,22 @@ async function report(outcome: Outcome, inputs: PublishInputs, details?: Failure
   if (guard?.level === 'warn') core.warning(guard.message!);
   // A refusal does not fail the step by itself: the guard judges production's link.
   if (outcome.autoMerged?.refused) core.warning(outcome.autoMerged.refused.message);
+  // Armed, but its checks wait for a person: as good as refused until someone approves them.
+  if (outcome.autoMerged?.armed?.held) core.warning(outcome.autoMerged.armed.message);
   await writeDoneSummary(outcome, inputs);
   if (guard?.level === 'fail') core.setFailed(guard.message!);
 }
 
-/** auto-merge: renewals, after the run's own proposal (auto-merge.ts). */
-function mergeRenewals(client: ApiClient, octokit: Octokit, inputs: PublishInputs, progress: Progress, unchanged?: ProposalFacts): Promise<AutoMergeResult | undefined> {
+/** Production's renewal, after the run's own proposal (auto-merge.ts). `inputs`: as given, with the content proposal's target. */
+function keepRenewal(client: ApiClient, octokit: Octokit, inputs: PublishInputs, renewal: RenewalState, progress: Progress): Promise<AutoMergeResult> {
+  const merge = inputs.config!.autoMergeRenewals === true;
   return keepProductionAlive(
     octokit,
     inputs.config!,
+    renewal,
     {
+      open: inputs.kind === 'renew' || merge,
+      merge,
       now: Date.now(),
       dueWithinMs: inputs.minValidityMs ?? inputs.linkMarginMs ?? RENEW_PRODUCTION_WITHIN_MS,
       freshLink: inputs.apiKey
@@ -128,8 +158,7 @@ function mergeRenewals(client: ApiClient, octokit: Octokit, inputs: PublishInput
       warn: (line) => core.warning(line),
       // Recorded as it happens: a failure after the merge still reports it, for the roll-out.
       onMerged: (merged) => (progress.merged = merged)
-    },
-    unchanged
+    }
   );
 }
 

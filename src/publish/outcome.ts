@@ -96,8 +96,8 @@ function doneOutputs(outcome: Extract<Outcome, { kind: 'done' }>): Record<string
   const config = configOf(applied);
   if (applied.kind === 'left') {
     const { validity } = applied;
-    // A renewal of production the step merged is work done: a later step rolls it out.
-    if (!autoMerged?.merged) {
+    // A renewal of production the step merged or opened is work done: a later step rolls it out, or a person merges it.
+    if (!autoMerged?.merged && !autoMerged?.written) {
       outputs[Output.Skipped] = 'true';
       outputs[Output.SkipReason] = validity.reason;
     }
@@ -114,10 +114,11 @@ function doneOutputs(outcome: Extract<Outcome, { kind: 'done' }>): Record<string
   if (!configured) return outputs;
   // A run that left things as they are proposes nothing new, even when it rebuilt the pull request on a moved base.
   outputs[Output.ConfigChanged] = String(configChanged(applied.kind === 'left' ? undefined : config, autoMerged, configured.dryRun));
-  // The pull request: the one this run wrote, the content pull request auto-merge rebuilt, or the one that waits.
+  // The pull request: the one this run wrote (its own proposal, else production's renewal), the content pull request auto-merge rebuilt, or the one that waits.
   const rebuilt = autoMerged?.rebuilt?.number !== undefined ? autoMerged.rebuilt : undefined;
-  const written = config?.number !== undefined ? config : rebuilt;
-  outputs[Output.PullRequestOperation] = config && config.operation !== 'none' ? config.operation : (rebuilt?.operation ?? config?.operation ?? 'none');
+  const proposed = applied.kind !== 'left' && config?.number !== undefined && config.operation !== 'none' ? config : (autoMerged?.written ?? undefined);
+  const written = proposed ?? (config?.number !== undefined ? config : rebuilt);
+  outputs[Output.PullRequestOperation] = proposed?.operation ?? (config && config.operation !== 'none' ? config.operation : (rebuilt?.operation ?? config?.operation ?? 'none'));
   const named = written ? { number: written.number!, url: written.url! } : configured.foundPending;
   if (named) {
     outputs[Output.PullRequestNumber] = String(named.number);
@@ -140,7 +141,7 @@ function doneOutputs(outcome: Extract<Outcome, { kind: 'done' }>): Record<string
  * base, or leaving it as it is, changes nothing it proposes.
  */
 export function configChanged(config: ConfigUpdate | undefined, autoMerged: AutoMergeResult | undefined, dryRun: boolean): boolean {
-  if (autoMerged?.merged) return true;
+  if (autoMerged?.merged || autoMerged?.written) return true;
   if (!config || !config.changed || config.kept) return false;
   return dryRun || config.operation !== 'none';
 }

@@ -35,9 +35,12 @@ export interface ProductionFacts {
   enabled: boolean;
   /**
    * The open pull request production waits on; `mergeable` false when GitHub says it conflicts with the
-   * base. Without a number: the one a dry run would open.
+   * base. Without a number: the one a dry run would open. `renewal`: it renews production's link and
+   * changes no page; false: it holds new content, which is never what production's life waits on, so
+   * it is named only as what waits beside (and it carries no mark). `blocked`: why the renewal cannot
+   * merge itself, in a few words.
    */
-  pending?: { number?: number; url?: string; mergeable?: boolean };
+  pending?: { number?: number; url?: string; mergeable?: boolean; renewal?: boolean; blocked?: string };
   path: string;
   baseBranch: string;
   /** link-margin; undefined: off. */
@@ -93,22 +96,35 @@ export function guardProduction(facts: ProductionFacts): ProductionGuard {
   const when = leftMs > 0 ? `expires at ${at}, in ${formatDuration(leftMs)}` : `expired at ${at}, ${formatDuration(-leftMs)} ago`;
   const deadline = leftMs > 0 ? 'before then' : 'now';
   const consequence = `${leftMs > 0 ? 'after that' : 'until then'}, every pod that restarts cannot fetch the site.`;
+  const content = pending.renewal === false;
   const say = (pull: string) => {
+    const why = urgent && !fails ? ` ${whyNoFailure(facts)}` : '';
+    const head = `Production's link in ${facts.path} on ${facts.baseBranch} ${when}`;
+    if (content) {
+      return (
+        `${head}: ${consequence[0]!.toUpperCase()}${consequence.slice(1)} No renewal pull request is open: the nightly renew/ step opens one (a fresh link for the export production serves, no page changes) once the link is within renew-within. ` +
+        `Run it now (Actions → its workflow → Run workflow); ${pull}, which holds new content, waits for its review as it is.${why}`
+      );
+    }
     const what =
       pending.mergeable === false
         ? `${pull[0]!.toUpperCase()}${pull.slice(1)} cannot be merged as it is: it conflicts with ${facts.baseBranch}. Resolve the conflict on its branch (GitHub's "Resolve conflicts"), then merge it and roll it out ${deadline}`
         : `Merge ${pull} and roll it out ${deadline}`;
-    const why = urgent && !fails ? ` ${whyNoFailure(facts)}` : '';
-    return `Production's link in ${facts.path} on ${facts.baseBranch} ${when}. ${what}: ${consequence}${why}`;
+    const blocked = pending.blocked ? ` It cannot merge itself: ${pending.blocked}.` : '';
+    return `${head}. ${what}: ${consequence}${blocked}${why}`;
   };
+  const noun = pending.renewal ? 'renewal pull request' : 'pull request';
+  const named = (link: (number: number, url: string) => string) =>
+    pending.number === undefined ? `the ${noun} this dry run would open` : link(pending.number, pending.url ?? '');
   return {
     level: fails ? 'fail' : 'warn',
     urgent,
     expiresAt,
-    message: say(pending.number === undefined ? 'the pull request this dry run would open' : `pull request #${pending.number} (${pending.url})`),
-    markdown: say(pending.number === undefined ? 'the pull request this dry run would open' : `[pull request #${pending.number}](${pending.url})`),
-    firstLine: firstLine(leftMs, at, urgent, facts.baseBranch, pending.mergeable),
-    labelled: true
+    message: say(named((number, url) => `${noun} #${number} (${url})`)),
+    markdown: say(named((number, url) => `[${noun} #${number}](${url})`)),
+    // Only the pull request whose merge saves production carries the marks: a renewal, never content.
+    firstLine: content ? undefined : firstLine(leftMs, at, urgent, facts.baseBranch, pending.mergeable),
+    labelled: !content
   };
 }
 

@@ -87,7 +87,8 @@ export async function updateDeploymentConfig(octokit: Octokit, target: ConfigTar
       return { changed: proposal !== undefined, operation: 'none', number: proposal?.number, url: proposal?.url, changes: [], kept: plan.reason, ...result, pending: proposal !== undefined };
     }
     // A new pull request after one a person closed names it, so the reviewer knows what was said before.
-    const closed = proposal ? undefined : facts.pulls.find((pull) => pull.state === 'closed' && !pull.merged && pull.base === file.branch);
+    // Not for a renewal: production's export is never vetoed, and a renewal the action closed as stale was no person's no.
+    const closed = proposal || published.renewal ? undefined : facts.pulls.find((pull) => pull.state === 'closed' && !pull.merged && pull.base === file.branch);
     // The guard's first line is the guard's to change (markPullRequest): a new body keeps it.
     const production = { serves: productionServes(target, file.text) };
     const drafted = pullRequestBody(target, { ...published, closedBefore: closed && { number: closed.number, jobId: closed.proposedJobId } }, plan.changes, deployedLink, production);

@@ -27,7 +27,7 @@ export async function guardProductionLink(
   octokit: Octokit | undefined,
   inputs: PublishInputs,
   facts: Facts,
-  found: { deployedLink: string | undefined; baseBranch: string; pending: { number?: number; url?: string } | undefined }
+  found: { deployedLink: string | undefined; baseBranch: string; pending: { number?: number; url?: string; renewal?: boolean; blocked?: string } | undefined }
 ): Promise<ProductionGuard> {
   const target = inputs.config!;
   const { pending } = found;
@@ -45,17 +45,24 @@ export async function guardProductionLink(
       now: Date.now()
     });
   const first = guard();
+  // The marks go on the pull request whose merge saves production (first.labelled: a renewal), and
+  // come off the open one that carries them from an earlier run once it is not that one.
+  const marked = first.level !== 'ok' && first.labelled ? pending?.number : undefined;
   const open = facts.proposal.open;
-  const marked = open && carriesGuardMarks(open) ? open.number : undefined;
-  const number = first.level !== 'ok' ? pending?.number : marked;
-  if (!octokit || number === undefined) return first;
-  try {
-    return await markPullRequest(octokit, target, number, (mergeable) => (number === pending?.number ? guard(mergeable) : guard()));
-  } catch (error) {
-    if (!(error instanceof PullRequestError)) throw error;
-    core.warning(`Could not mark pull request #${number} with the time production's link has left: ${error.message}`);
-    return first;
+  const unmark = open && open.number !== marked && carriesGuardMarks(open) ? open.number : undefined;
+  if (!octokit) return first;
+  let result = first;
+  for (const number of [marked, unmark]) {
+    if (number === undefined) continue;
+    try {
+      const judged = await markPullRequest(octokit, target, number, (mergeable) => (number === marked ? guard(mergeable) : { ...first, firstLine: undefined, labelled: false }));
+      if (number === marked) result = judged;
+    } catch (error) {
+      if (!(error instanceof PullRequestError)) throw error;
+      core.warning(`Could not mark pull request #${number} with the time production's link has left: ${error.message}`);
+    }
   }
+  return result;
 }
 
 /** The summary of a run that did not fail, from its outcome. */
