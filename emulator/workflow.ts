@@ -247,8 +247,15 @@ async function runShell(script: string, env: Record<string, string>, groups: num
   let log = '';
   child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  // 'exit', not 'close': a background process keeps the pipes open after the script ends.
+  // 'exit', not 'close': a background process keeps the pipes open after the script ends. What the
+  // script wrote before it ended may still be in the pipes at 'exit': read them to their end, or, where
+  // a background process holds them open, for a moment.
+  const ended = (stream: NodeJS.ReadableStream) => new Promise<void>((done) => stream.once('end', done));
+  const drained = Promise.all([ended(child.stdout), ended(child.stderr)]);
   const code = await new Promise<number | null>((done) => child.once('exit', done));
+  let grace: NodeJS.Timeout | undefined;
+  await Promise.race([drained, new Promise<void>((done) => (grace = setTimeout(done, 250)))]);
+  clearTimeout(grace);
   const outputs = Object.fromEntries(
     readFileSync(outputFile, 'utf8')
       .split('\n')
