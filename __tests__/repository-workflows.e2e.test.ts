@@ -65,7 +65,8 @@ afterAll(() => github.close());
 
 /**
  * The workflow token's write permissions, as the job (or else the workflow) grants them: a key left
- * out of `permissions:` is none (https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#permissions).
+ * out of `permissions:` is none ("all of those that are not specified are set to none":
+ * https://docs.github.com/actions/writing-workflows/choosing-what-your-workflow-does/controlling-permissions-for-github_token).
  */
 function tokenPolicy(workflow: { permissions?: Record<string, string> }, job: WorkflowJob & { permissions?: Record<string, string> }): { contentsWrite: boolean; pullRequestsWrite: boolean } {
   const granted = job.permissions ?? workflow.permissions;
