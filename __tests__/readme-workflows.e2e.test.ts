@@ -204,6 +204,19 @@ describe("the README's nightly, run whole: the roll-out step", () => {
     expect(runs.map((run) => run.log).join('\n')).not.toContain(TOKEN);
   }, 60_000);
 
+  it('skips the roll-out when the renewal waits for a review: proposed is not merged', async () => {
+    // 60 hours left: due, and beyond the guard's two days, so the scheduled run does not fail for it.
+    const { repo, link } = await production(60);
+    github.protectBranch(repo, 'main', { requiredApprovingReviews: 1 });
+    const runs = await nightly(repo);
+    const [renew] = runs;
+    expect(renew!.code).toBe(0);
+    expect(renew!.outputs).toMatchObject({ merged: 'false', 'config-changed': 'true' });
+    expect(github.pull(repo, Number(renew!.outputs['pull-request-number']))).toMatchObject({ state: 'open', merged: false });
+    expect(setting('main', 'bundleUrl', repo)).toBe(link);
+    expect(rollOut(runs)).toMatchObject({ skipped: "if: steps.renew.outputs.merged == 'true'", code: null, log: '' });
+  }, 60_000);
+
   it('skips the roll-out when nothing was due, and says why', async () => {
     // 160 hours left: beyond renew-within, so the nightly renews nothing and merges nothing.
     const { repo, link } = await production(160);
