@@ -3,9 +3,11 @@
 // renewal and the S3-hosted workflow, against one values file, while a reviewer
 // commits and clicks "Update branch", in a repository that allows only rebase merging. Each step's
 // inputs are read from the README itself; only the secrets, variables and earlier steps' outputs are
-// filled in, and the upload to S3 is done by hand onto a static file server.
+// filled in, and the upload to S3 is done by hand onto a static file server. The nightly is also run
+// whole as the runner runs a job (emulator/workflow.ts), its optional roll-out step included, once
+// when a renewal merges and once when nothing is due.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
@@ -15,7 +17,9 @@ import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '.
 import { type ActionRun, runAction } from '../emulator/runner.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
 import { readSetting } from '../src/values/values-file.ts';
-import { type WorkflowStep, actionInputs, fillExpressions } from '../emulator/workflow.ts';
+import { type StepRun, type WorkflowStep, actionInputs, fillExpressions, runJob, workflowInMarkdown } from '../emulator/workflow.ts';
+import { jobIdFromLink, linkExpiry } from '../src/values/link.ts';
+import { finishedExport, presignedLink } from './finished-export.ts';
 import { QUICK_POLLS } from './in-process.ts';
 
 const DEPLOY_REPO = 'acme/deploy';
@@ -79,7 +83,7 @@ function pushEvent(message: string): Record<string, string> {
   return { GITHUB_EVENT_NAME: 'push', GITHUB_SHA: sha, GITHUB_REF: 'refs/heads/docs' };
 }
 
-const setting = (ref: string, name: string) => readSetting(PATH, github.fileAt(DEPLOY_REPO, ref, PATH)!, 'staticExport', name);
+const setting = (ref: string, name: string, repo = DEPLOY_REPO) => readSetting(PATH, github.fileAt(repo, ref, PATH)!, 'staticExport', name);
 
 describe("the README's workflows, as written, over a team's week", () => {
   it('keep one pull request that any merge method merges, keep people\'s lines and settings, never renew a hosted URL, and guard production', async () => {
@@ -141,4 +145,88 @@ describe("the README's workflows, as written, over a team's week", () => {
     // Each workflow ran through its own action's bundle (issue 41): push, nightly, export + host, nightly.
     expect(ran).toEqual(['dist/index.js', 'dist/renew/index.js', 'dist/index.js', 'dist/host/index.js', 'dist/renew/index.js']);
   }, 180_000);
+});
+
+describe("the README's nightly, run whole: the roll-out step", () => {
+  // The roll-out step calls the GitHub CLI, which would reach github.com: a `gh` first on PATH stands in
+  // for it and says what it was asked (and whether it was given a token, never the token itself). No
+  // emulator here serves workflow dispatches; what the test checks is when the step runs, and with what.
+  let bin: string;
+  beforeAll(() => {
+    bin = mkdtempSync(join(tmpdir(), 'readme-rollout-bin-'));
+    writeFileSync(join(bin, 'gh'), '#!/bin/sh\necho "gh $*"\nif [ -n "$GH_TOKEN" ]; then echo "GH_TOKEN is set"; fi\n', { mode: 0o755 });
+  });
+  afterAll(() => rmSync(bin, { recursive: true, force: true }));
+
+  let repoCount = 0;
+  /** A configuration repository of its own whose base serves a week-long link with `leftHours` to live. */
+  async function production(leftHours: number): Promise<{ repo: string; jobId: string; link: string }> {
+    const repo = `acme/deploy-rollout-${++repoCount}`;
+    platform.linkTtlSeconds = 7 * 24 * 3600;
+    const { jobId } = await finishedExport(platform, 'docs.example.com');
+    const link = presignedLink(platform, jobId, Date.now() - (168 - leftHours) * HOUR, 168 * 3600);
+    github.createRepo(repo, { [PATH]: `replicaCount: 2\n\nstaticExport:\n  enabled: true\n  bundleUrl: "${link}"\n` });
+    return { repo, jobId, link };
+  }
+
+  /** The README's nightly job, every step as written, on a schedule: the action against the emulators, `run:` steps in bash. */
+  async function nightly(repo: string): Promise<StepRun[]> {
+    const workflow = workflowInMarkdown(readFileSync('README.md', 'utf8'), 'Renew docs link');
+    expect(workflow.events).toContain('schedule');
+    const [job] = Object.values(workflow.jobs);
+    return runJob(job!, {
+      env: { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'schedule', GITHUB_REF: 'refs/heads/main', PATH: `${bin}:${process.env.PATH ?? ''}` },
+      known: { 'secrets.DOCS_ADMIN_KEY': DEFAULT_API_KEY, 'vars.DOCS_PROJECT_ID': 'proj_docs', 'github.token': TOKEN },
+      // The platform's API is the emulator; everything else is as the README writes it.
+      inputs: (_step, inputs) => ({ ...inputs, 'api-url': platform.url })
+    });
+  }
+
+  const rollOut = (runs: StepRun[]) => runs.find((run) => run.step.run?.includes('gh workflow run'))!;
+
+  it('rolls out a renewal the step merged, after the merge, with the workflow token', async () => {
+    // 40 hours left: within renew-within (72h), so the renewal is due, and nothing else waits.
+    const { repo, jobId, link } = await production(40);
+    const runs = await nightly(repo);
+    const [renew] = runs;
+    expect(renew!.log.split('\n').filter((line) => line.startsWith('::error::'))).toEqual([]);
+    expect(renew!.code).toBe(0);
+    expect(renew!.outputs).toMatchObject({ merged: 'true', 'merged-pull-request-number': renew!.outputs['pull-request-number'] });
+    // Production now serves a fresh link of the same export: what the roll-out picks up from the base.
+    const served = setting('main', 'bundleUrl', repo) as string;
+    expect(jobIdFromLink(served)).toBe(jobId);
+    expect(linkExpiry(served)!.getTime()).toBeGreaterThan(linkExpiry(link)!.getTime());
+    // The roll-out step ran, as written, with a token it was not shown in its log.
+    const step = rollOut(runs);
+    expect(step.skipped).toBeUndefined();
+    expect(step.code).toBe(0);
+    expect(step.log).toBe(`gh workflow run deploy.yml --repo ${repo}\nGH_TOKEN is set\n`);
+    expect(runs.map((run) => run.log).join('\n')).not.toContain(TOKEN);
+  }, 60_000);
+
+  it('skips the roll-out when the renewal waits for a review: proposed is not merged', async () => {
+    // 60 hours left: due, and beyond the guard's two days, so the scheduled run does not fail for it.
+    const { repo, link } = await production(60);
+    github.protectBranch(repo, 'main', { requiredApprovingReviews: 1 });
+    const runs = await nightly(repo);
+    const [renew] = runs;
+    expect(renew!.code).toBe(0);
+    expect(renew!.outputs).toMatchObject({ merged: 'false', 'config-changed': 'true' });
+    expect(github.pull(repo, Number(renew!.outputs['pull-request-number']))).toMatchObject({ state: 'open', merged: false });
+    expect(setting('main', 'bundleUrl', repo)).toBe(link);
+    expect(rollOut(runs)).toMatchObject({ skipped: "if: steps.renew.outputs.merged == 'true'", code: null, log: '' });
+  }, 60_000);
+
+  it('skips the roll-out when nothing was due, and says why', async () => {
+    // 160 hours left: beyond renew-within, so the nightly renews nothing and merges nothing.
+    const { repo, link } = await production(160);
+    const runs = await nightly(repo);
+    const [renew] = runs;
+    expect(renew!.code).toBe(0);
+    expect(renew!.outputs).toMatchObject({ skipped: 'true', merged: 'false' });
+    expect(setting('main', 'bundleUrl', repo)).toBe(link);
+    expect(github.pulls(repo)).toEqual([]);
+    const step = rollOut(runs);
+    expect(step).toMatchObject({ skipped: "if: steps.renew.outputs.merged == 'true'", code: null, log: '' });
+  }, 60_000);
 });

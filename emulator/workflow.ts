@@ -103,6 +103,8 @@ export interface JobContext {
   prepared?: (step: WorkflowStep) => string | undefined;
   /** Replaces the job's own `env:` values, e.g. a free port for one the workflow fixes. */
   jobEnv?: Record<string, string>;
+  /** What this machine changes in an action's inputs, as filled, before it runs: the platform emulator's URL for the real API's, say. */
+  inputs?: (step: WorkflowStep, inputs: Record<string, string>) => Record<string, string>;
 }
 
 /** The runner's `github.*` context, from its variables. */
@@ -116,9 +118,65 @@ function githubContext(env: Record<string, string>): Record<string, string> {
   };
 }
 
+/** A term of a condition: a status function, or one comparison. */
+type ConditionTerm = { status: 'success' | 'failure' | 'always' } | { left: string; operator: '==' | '!='; right: string };
+
+/** A single-quoted literal (`''` is a quote inside it), or an expression that resolveExpression knows. */
+const OPERAND = String.raw`'(?:[^']|'')*'|[\w.-]+`;
+const COMPARISON = new RegExp(`^(${OPERAND})\\s*(==|!=)\\s*(${OPERAND})$`);
+
+/**
+ * Parses a step's `if:` as the runner reads the part of GitHub's expression language this emulator
+ * knows: `success()`, `failure()`, `always()`, and comparisons of step outputs, env, github.* and
+ * literals with `==` and `!=`, joined by `&&`. Anything else (`||`, `!`, parentheses, functions) is
+ * refused, naming the condition, rather than read wrongly.
+ */
+export function parseCondition(condition: string): ConditionTerm[] {
+  const text = condition.replace(/^\$\{\{\s*|\s*\}\}$/g, '').trim();
+  const refuse = () => new Error(`the workflow emulator does not know if: ${condition} (it knows success(), failure(), always(), and ==, != joined by &&)`);
+  // && inside a quoted literal is text, not an operator: split where an even number of quotes follows.
+  const terms = text.split(/&&(?=(?:[^']*'[^']*')*[^']*$)/).map((term) => term.trim());
+  return terms.map((term): ConditionTerm => {
+    const status = /^(success|failure|always)\(\)$/.exec(term);
+    if (status) return { status: status[1] as 'success' | 'failure' | 'always' };
+    const comparison = COMPARISON.exec(term);
+    if (!comparison) throw refuse();
+    return { left: comparison[1]!, operator: comparison[2] as '==' | '!=', right: comparison[3]! };
+  });
+}
+
+/**
+ * Whether a step with this `if:` runs, after an earlier step failed or not. As on GitHub, a
+ * condition without a status function means `success() && …`, and strings compare ignoring case
+ * (https://docs.github.com/en/actions/reference/workflows-and-actions/expressions, "Operators":
+ * "GitHub ignores case when comparing strings"; a condition with no status function does not run
+ * after a failure: https://github.com/github/docs/pull/18270). A missing step output reads as ''.
+ */
+export function conditionHolds(condition: string | undefined, failed: boolean, resolveExpression: (expression: string) => string | undefined): boolean {
+  if (condition === undefined) return !failed;
+  const terms = parseCondition(condition);
+  const value = (operand: string): string => {
+    if (operand.startsWith("'")) return operand.slice(1, -1).replace(/''/g, "'");
+    const known = resolveExpression(operand);
+    if (known === undefined) throw new Error(`the workflow emulator does not know \${{ ${operand} }} in if: ${condition}`);
+    return known;
+  };
+  const statuses = terms.flatMap((term) => ('status' in term ? [term.status] : []));
+  const status = statuses.length === 0 ? !failed : statuses.every((name) => (name === 'always' ? true : name === 'failure' ? failed : !failed));
+  return (
+    status &&
+    terms.every((term) => {
+      if ('status' in term) return true;
+      const equal = value(term.left).toLowerCase() === value(term.right).toLowerCase();
+      return term.operator === '==' ? equal : !equal;
+    })
+  );
+}
+
 /**
  * Runs a job's steps in order; a failed step skips the rest unless they say `if: failure()` or
- * `always()`, as the runner does. Background processes a `run:` step leaves are ended afterwards.
+ * `always()`, and a step whose `if:` compares earlier steps' outputs runs only when it holds, as the
+ * runner does. Background processes a `run:` step leaves are ended afterwards.
  */
 export async function runJob(job: WorkflowJob, context: JobContext): Promise<StepRun[]> {
   const workspace = mkdtempSync(join(tmpdir(), 'workflow-job-'));
@@ -139,9 +197,8 @@ export async function runJob(job: WorkflowJob, context: JobContext): Promise<Ste
   try {
     let failed = false;
     for (const step of job.steps) {
-      const condition = step.if?.replace(/^\$\{\{\s*|\s*\}\}$/g, '').trim();
-      const runs_ = condition === 'failure()' ? failed : condition === 'always()' ? true : !failed;
-      if (condition !== undefined && !['failure()', 'always()', 'success()'].includes(condition)) throw new Error(`the workflow emulator does not know if: ${step.if}`);
+      const condition = step.if === undefined ? undefined : String(step.if).replace(/^\$\{\{\s*|\s*\}\}$/g, '').trim();
+      const runs_ = conditionHolds(condition, failed, resolveExpression);
       const prepared = context.prepared?.(step);
       if (!runs_ || prepared || (step.uses && !ownActionFile(step.uses))) {
         runs.push({ step, skipped: !runs_ ? `if: ${condition ?? 'success()'}` : (prepared ?? `${step.uses} is not this repository's`), code: null, outputs: {}, log: '' });
@@ -151,7 +208,7 @@ export async function runJob(job: WorkflowJob, context: JobContext): Promise<Ste
       let run: StepRun;
       if (step.uses) {
         const { bundle, inputs } = actionInputs(step, fill);
-        const action = await runAction(bundle, inputs, { ...context.env, ...stepEnv, GITHUB_WORKSPACE: workspace });
+        const action = await runAction(bundle, context.inputs ? context.inputs(step, inputs) : inputs, { ...context.env, ...stepEnv, GITHUB_WORKSPACE: workspace });
         run = { step, code: action.code, outputs: action.outputs, log: action.log, action };
       } else {
         run = await runShell(fill(step.run ?? ''), { ...context.env, ...stepEnv, GITHUB_WORKSPACE: workspace }, groups);
@@ -190,8 +247,15 @@ async function runShell(script: string, env: Record<string, string>, groups: num
   let log = '';
   child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  // 'exit', not 'close': a background process keeps the pipes open after the script ends.
+  // 'exit', not 'close': a background process keeps the pipes open after the script ends. What the
+  // script wrote before it ended may still be in the pipes at 'exit': read them to their end, or, where
+  // a background process holds them open, for a moment.
+  const ended = (stream: NodeJS.ReadableStream) => new Promise<void>((done) => stream.once('end', done));
+  const drained = Promise.all([ended(child.stdout), ended(child.stderr)]);
   const code = await new Promise<number | null>((done) => child.once('exit', done));
+  let grace: NodeJS.Timeout | undefined;
+  await Promise.race([drained, new Promise<void>((done) => (grace = setTimeout(done, 250)))]);
+  clearTimeout(grace);
   const outputs = Object.fromEntries(
     readFileSync(outputFile, 'utf8')
       .split('\n')
