@@ -100,6 +100,9 @@ describe("production's renewal, through dist/", () => {
     const why = `deploy/values.yaml on main now holds export ${content.jobId}, not export ${jobId}, which this pull request renews: merging it would take production back to older content.`;
     expect(regionOf(closed.body).split('\n')[0]).toBe(`**Closed by the static export action:** ${why} Production keeps the link on its base; the nightly opens a new renewal when that one is due.`);
     expect(second.log).toContain(`Closed renewal pull request #${renewal.number} (${renewal.html_url}): ${why}`);
+    // The job summary says it too, the pull request a link to click.
+    expect(second.summary).toContain(`<h3>Production's renewal</h3>`);
+    expect(second.summary).toContain(`Closed renewal <a href="${renewal.html_url}">pull request #${renewal.number}</a>: deploy/values.yaml on main now holds export ${content.jobId}`);
     // Production's new link is fresh: nothing is proposed in the closed one's place, and no open pull request names an older export.
     expect(github.pulls(repo).filter((pull) => pull.state === 'open')).toEqual([]);
     expect(jobIdFromLink(linkOn(repo, 'main'))).toBe(content.jobId);

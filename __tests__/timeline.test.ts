@@ -173,9 +173,16 @@ function linkOn(ref: string): string | undefined {
   return typeof link === 'string' ? link : undefined;
 }
 
+/** The open content pull request into `base` (production's renewal lives beside it, on HEADS[base]-renewal). */
 function openPull(base = 'main') {
-  return github.pulls(REPO).find((pull) => pull.state === 'open' && pull.base === base);
+  return github.pulls(REPO).find((pull) => pull.state === 'open' && pull.base === base && pull.head === HEADS[base]);
 }
+
+/**
+ * A failure is only ever the guard's, and names what saves production: the renewal pull request, or,
+ * when none is open yet, says so and how to get one. It never asks to merge content for production's sake.
+ */
+const GUARD_FAILURE = /^::error::Production's link in deploy\/values\.yaml on (main|production) .* (Merge renewal pull request #\d+|Renewal pull request #\d+ \(.+\) cannot be merged as it is|No renewal pull request is open: the nightly renew\/ step opens one)/;
 
 /** The platform's createdAt of the export a link names (hosted URLs name their job too). */
 function createdAtOf(link: string | undefined): number | undefined {
@@ -490,7 +497,7 @@ async function timeline(month: Month, stats: Stats, story: string[]): Promise<vo
     }
     for (const run of second ? [second] : []) {
       const error = run.log.split('\n').find((line) => line.startsWith('::error::'));
-      if (run.code !== 0) expect({ context: context(), kind: run.kind, error }).toEqual({ context: context(), kind: run.kind, error: expect.stringMatching(/^::error::Production's link in deploy\/values\.yaml on main .* Merge pull request #\d+/) });
+      if (run.code !== 0) expect({ context: context(), kind: run.kind, error }).toEqual({ context: context(), kind: run.kind, error: expect.stringMatching(GUARD_FAILURE) });
       if (['created', 'updated'].includes(run.outputs['pull-request-operation'] ?? '')) {
         const named = github.pull(REPO, Number(run.outputs['pull-request-number']));
         expect({ context: context(), kind: run.kind, named: named?.state === 'open' || named?.mergedBy === TOKEN }).toEqual({ context: context(), kind: run.kind, named: true });
@@ -509,9 +516,9 @@ async function timeline(month: Month, stats: Stats, story: string[]): Promise<vo
     checkMovedPages(kind, result);
     const error = result.log.split('\n').find((line) => line.startsWith('::error::'));
     const pull = openPull();
-    // A failure is only ever the guard's, and names the pull request production waits for.
+    // A failure is only ever the guard's, and names the renewal production waits for.
     if (result.code !== 0) {
-      expect({ context: context(), kind, error }).toEqual({ context: context(), kind, error: expect.stringMatching(/^::error::Production's link in deploy\/values\.yaml on (main|production) .* Merge pull request #\d+/) });
+      expect({ context: context(), kind, error }).toEqual({ context: context(), kind, error: expect.stringMatching(GUARD_FAILURE) });
       if (error!.includes(' on main ')) failures.push({ at: Date.now(), pull: /#(\d+)/.exec(error!)![1]! });
       stats.guardFailures += 1;
     }
@@ -523,10 +530,11 @@ async function timeline(month: Month, stats: Stats, story: string[]): Promise<vo
       const named = github.pull(REPO, Number(result.outputs['pull-request-number']));
       expect({ context: context(), kind, named: named?.state === 'open' || named?.mergedBy === TOKEN }).toEqual({ context: context(), kind, named: true });
     }
-    // At most one open pull request per base, each from its base's own branch, each mergeable alike by every method.
+    // At most one open content pull request and one renewal per base, each from its base's own branch, each mergeable alike by every method.
     for (const base of ['main', SECOND_BASE]) {
-      const open = github.pulls(REPO).filter((p) => p.state === 'open' && p.base === base);
-      expect({ context: context(), kind, base, heads: open.map((p) => p.head) }).toEqual({ context: context(), kind, base, heads: open.length === 0 ? [] : [HEADS[base]] });
+      const heads = github.pulls(REPO).filter((p) => p.state === 'open' && p.base === base).map((p) => p.head);
+      expect({ context: context(), kind, base, heads: [...heads].sort() }).toEqual({ context: context(), kind, base, heads: [HEADS[base]!, `${HEADS[base]}-renewal`].filter((head) => heads.includes(head)) });
+      const open = github.pulls(REPO).filter((p) => p.state === 'open' && p.base === base && p.head === HEADS[base]);
       // Mergeable is promised for the run's own base: a run never touches another base's pull request.
       if (open.length === 0 || base !== (inputs['base-branch'] ?? 'main') || base === 'main') continue;
       const results = (['merge', 'squash', 'rebase'] as const).map((method) => JSON.stringify(github.previewMerge(REPO, open[0]!.number, method)));
@@ -547,7 +555,7 @@ async function timeline(month: Month, stats: Stats, story: string[]): Promise<vo
     // The window follows the link's lifetime (its last two days, never its first day); with enabled: false on the base there is nothing to guard.
     const guarded = readSetting(PATH, github.fileAt(REPO, 'main', PATH)!, 'staticExport', 'enabled') !== false;
     if (deployed && deployedExpiry && deployedExpiry.getTime() - result.at < guardWindows(deployed, undefined).failWithinMs && guarded && mergeNeeded && inputs['base-branch'] === undefined) {
-      expect({ context: context(), kind, code: result.code, names: error?.includes(`Merge pull request #${pull.number} `) }).toEqual({ context: context(), kind, code: 1, names: true });
+      expect({ context: context(), kind, code: result.code, names: GUARD_FAILURE.test(error ?? '') }).toEqual({ context: context(), kind, code: 1, names: true });
     }
     // Every merge method gives the same file.
     const results = (['merge', 'squash', 'rebase'] as const).map((method) => github.previewMerge(REPO, pull.number, method));
@@ -855,7 +863,7 @@ async function holidayTimeline(holiday: Holiday, autoMerge: boolean, stats: Holi
     tell(`the ${kind} run${lost.length > 0 ? ` (GitHub lost the answer of ${lost.map((request) => `${request.method} ${request.path.replace(/^\/repos\/[^/]+\/[^/]+/, '')}`).join(', ')})` : ''}: ${runText(result)}`);
     const error = result.log.split('\n').find((line) => line.startsWith('::error::'));
     if (result.code !== 0) {
-      expect({ context: context(), kind, error }).toEqual({ context: context(), kind, error: expect.stringMatching(/^::error::Production's link in deploy\/values\.yaml on main .* Merge pull request #\d+/) });
+      expect({ context: context(), kind, error }).toEqual({ context: context(), kind, error: expect.stringMatching(GUARD_FAILURE) });
       if (kind === 'nightly') {
         failedNights.push(Date.now());
         stats.failedScheduledRuns += 1;

@@ -15,7 +15,8 @@ import { leftAfterExport } from './preflight.ts';
 import { type ProductionGuard, guardProduction } from './production-guard.ts';
 import { carriesGuardMarks, markPullRequest } from './proposal.ts';
 import { DeploymentFailedError, LOG_LINES_SHOWN } from './publication.ts';
-import { writeFailureSummary, writeHostedSummary, writeLeftSummary, writePublishSummary } from './summary.ts';
+import { withPullLinks, writeFailureSummary, writeHostedSummary, writeLeftSummary, writePublishSummary } from './summary.ts';
+import type { AutoMergeResult } from './auto-merge.ts';
 
 /**
  * The guard on production's link, said where a person looks: on the pull request production waits on
@@ -65,8 +66,25 @@ export async function guardProductionLink(
   return result;
 }
 
-/** The summary of a run that did not fail, from its outcome. */
+/** The summary of a run that did not fail, from its outcome, then what it did for production's renewal. */
 export async function writeDoneSummary(outcome: Extract<Outcome, { kind: 'done' }>, inputs: PublishInputs): Promise<void> {
+  await writeRunSummary(outcome, inputs);
+  const lines = renewalLines(outcome.autoMerged);
+  if (lines.length > 0) await core.summary.addHeading("Production's renewal", 3).addRaw(lines.map((line) => `<p>${withPullLinks(line)}</p>`).join('\n'), true).write();
+}
+
+/** What a run did to production's renewal besides its own proposal, a sentence each: closed, opened beside content, left to GitHub's auto-merge. */
+function renewalLines(autoMerged: AutoMergeResult | undefined): string[] {
+  if (!autoMerged) return [];
+  const { closed, written, armed } = autoMerged;
+  return [
+    ...(closed ? [`${closed.dryRun ? 'Would close' : 'Closed'} renewal pull request #${closed.number} (${closed.url}): ${closed.why}`] : []),
+    ...(written?.number !== undefined && written.url ? [`Renewal pull request #${written.number} (${written.url}) ${written.operation}: a fresh link for the export production serves, beside the content pull request, no page changes.`] : []),
+    ...(armed ? [armed.message] : [])
+  ];
+}
+
+async function writeRunSummary(outcome: Extract<Outcome, { kind: 'done' }>, inputs: PublishInputs): Promise<void> {
   const { applied, configured, autoMerged } = outcome;
   const target = inputs.config;
   const merged = autoMerged?.merged;
