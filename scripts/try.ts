@@ -368,7 +368,7 @@ async function runWorkflow(name: WorkflowName, emulators: Emulators): Promise<Wo
           continue;
         }
         if (!ownActionFile(step.uses)) {
-          steps.push({ step, skipped: step.uses ? `${step.uses} is another action: not run here` : 'a shell step: not run here (the kept archive is put on the emulated bucket by the step that checks it)' });
+          steps.push({ step, skipped: step.uses ? `${step.uses} is another action: not run here` : shellStepSkipped(step) });
           continue;
         }
         const fill = (value: string) =>
@@ -616,4 +616,11 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     console.error(`${error.message}\n\n${USAGE}`);
     process.exitCode = 2;
   }
+}
+
+/** Why a workflow's shell step is not run here: the upload of the kept archive is done by the step that checks it; anything else (a roll-out) acts beyond this machine. */
+function shellStepSkipped(step: { run?: string }): string {
+  return /keep|archive|upload|aws s3|gsutil|az storage/i.test(step.run ?? '')
+    ? 'a shell step: not run here (the kept archive is put on the emulated bucket by the step that checks it)'
+    : 'a shell step: not run here (it acts beyond this machine, such as a roll-out; your workflow runs it)';
 }

@@ -110,7 +110,7 @@ export async function mergeRenewal(octokit: Octokit, target: ConfigTarget, facts
         return { kind: 'armed', ...pull, message: text, held: true, reason };
       }
       const text = queue
-        ? `Renewal pull request #${open.number} (${open.url}) is in ${facts.base.branch}'s merge queue (${armedAt}): it merges once the queue's required checks pass on the merge group. Those run only where the CI workflow is triggered by merge_group (on: merge_group); without it the renewal waits in the queue for good.`
+        ? `Renewal pull request #${open.number} (${open.url}) is in ${facts.base.branch}'s merge queue (${armedAt}): it merges once the queue's required checks pass on the merge group. Those run only where the CI workflow is triggered by merge_group (on: merge_group), and never for a queue entry GITHUB_TOKEN made (use an App token); without them the renewal waits in the queue for good.`
         : `Renewal pull request #${open.number} (${open.url}) waits for its required checks (GitHub answered "${said}"); ${armedAt}, so it merges the moment they pass.`;
       context.info(text);
       return { kind: 'armed', ...pull, message: text, held: false };
