@@ -70,7 +70,7 @@ export async function guardProductionLink(
 export async function writeDoneSummary(outcome: Extract<Outcome, { kind: 'done' }>, inputs: PublishInputs): Promise<void> {
   await writeRunSummary(outcome, inputs);
   const lines = renewalLines(outcome.autoMerged);
-  if (lines.length > 0) await core.summary.addHeading("Production's renewal", 3).addRaw(lines.map((line) => `<p>${withPullLinks(line)}</p>`).join('\n'), true).write();
+  if (lines.length > 0 && process.env.GITHUB_STEP_SUMMARY) await core.summary.addHeading("Production's renewal", 3).addRaw(lines.map((line) => `<p>${withPullLinks(line)}</p>`).join('\n'), true).write();
 }
 
 /** What a run did to production's renewal besides its own proposal, a sentence each: closed, opened beside content, left to GitHub's auto-merge. */
