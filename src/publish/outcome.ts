@@ -116,7 +116,9 @@ function doneOutputs(outcome: Extract<Outcome, { kind: 'done' }>): Record<string
   outputs[Output.ConfigChanged] = String(configChanged(applied.kind === 'left' ? undefined : config, autoMerged, configured.dryRun));
   // The pull request: the one this run wrote (its own proposal, else production's renewal), the content pull request auto-merge rebuilt, or the one that waits.
   const rebuilt = autoMerged?.rebuilt?.number !== undefined ? autoMerged.rebuilt : undefined;
-  const proposed = applied.kind !== 'left' && config?.number !== undefined && config.operation !== 'none' ? config : (autoMerged?.written ?? undefined);
+  // A renewal opened and merged in the same run no longer waits: the content pull request rebuilt after it is the one named.
+  const renewalWaits = autoMerged?.written && !autoMerged.merged ? autoMerged.written : undefined;
+  const proposed = applied.kind !== 'left' && config?.number !== undefined && config.operation !== 'none' ? config : renewalWaits;
   const written = proposed ?? (config?.number !== undefined ? config : rebuilt);
   outputs[Output.PullRequestOperation] = proposed?.operation ?? (config && config.operation !== 'none' ? config.operation : (rebuilt?.operation ?? config?.operation ?? 'none'));
   const named = written ? { number: written.number!, url: written.url! } : configured.foundPending;
