@@ -213,16 +213,32 @@ describe("production's renewal, in-process", () => {
     expect(regionOf(github.pull(second.repo, older.number)!.body)).toMatch(/^\*\*Closed by the static export action:\*\* main already holds a link for export .+ no sooner than this pull request's .+: a newer renewal was merged\./);
   });
 
-  it('queues the renewal where the base requires a merge queue, and says the queue needs CI on merge_group', async () => {
+  it('queues the renewal where the base requires a merge queue, and says so when no workflow runs on merge_group', async () => {
+    // No workflow of the configuration repository runs on merge_group: the queue never reports, and the step says so.
     const { repo } = await production(60);
     github.protectBranch(repo, 'main', { requiredStatusChecks: ['ci'], mergeQueue: { mergeGroupCi: false } });
     github.setAllowAutoMerge(repo, true);
     const run = await nightlyInProcess(repo, { 'github-token': APP });
     expect(errors(run)).toEqual([]);
     const renewal = renewalOf(repo)!;
-    expect(run.log).toContain(`Renewal pull request #${renewal.number} (${renewal.html_url}) is in main's merge queue`);
-    expect(run.log).toContain('Those run only where the CI workflow is triggered by merge_group (on: merge_group)');
-    expect(github.pull(repo, renewal.number)).toMatchObject({ state: 'open' });
+    const queue = warnings(run).find((line) => line.includes("main's merge queue"))!;
+    expect(queue).toContain(`Renewal pull request #${renewal.number} (${renewal.html_url}) is in main's merge queue (GitHub's auto-merge is armed on it at`);
+    expect(queue).toContain("but no workflow in .github/workflows on main is triggered by merge_group: the queue's required checks never report, and it never merges.");
+    // The guard's warning (60 hours left) names the renewal and why it cannot merge itself.
+    expect(warnings(run)).toContainEqual(expect.stringContaining(`Merge renewal pull request #${renewal.number}`));
+    expect(regionOf(github.pull(repo, renewal.number)!.body)).toContain('no workflow in .github/workflows runs on merge_group');
+    // Where CI runs on merge_group, the queue merges it once the group's checks pass.
+    const other = await production(60);
+    github.commitOnBranch(other.repo, 'main', { '.github/workflows/ci.yml': 'on:\n  pull_request:\n  merge_group:\njobs: {}\n' }, 'CI on the merge queue');
+    github.protectBranch(other.repo, 'main', { requiredStatusChecks: ['ci'], mergeQueue: { mergeGroupCi: true } });
+    github.setAllowAutoMerge(other.repo, true);
+    const queued = await nightlyInProcess(other.repo, { 'github-token': APP });
+    expect(warnings(queued).filter((line) => line.includes("main's merge queue"))).toEqual([]);
+    const second = renewalOf(other.repo)!;
+    expect(queued.log).toContain(`Renewal pull request #${second.number} (${second.html_url}) is in main's merge queue`);
+    github.completeChecks(other.repo, { pull: second.number });
+    github.completeChecks(other.repo, { event: 'merge_group' });
+    expect(github.pull(other.repo, second.number)).toMatchObject({ merged: true });
   });
 
   it('merges directly when nothing is pending: a required check that already passed on the head', async () => {

@@ -8,6 +8,7 @@
 import type { Octokit, OpenProposal } from '../github/pull-request.ts';
 import { type MergeMethod, mergeAtHead } from '../github/merge.ts';
 import { armAutoMerge } from '../github/auto-merge.ts';
+import { runsOnMergeGroup } from '../github/workflows.ts';
 import { jobIdFromLink, linkExpiry } from '../values/link.ts';
 import { formatDuration, formatUtc } from '../action/format.ts';
 import { redescribe } from './proposal.ts';
@@ -109,8 +110,14 @@ export async function mergeRenewal(octokit: Octokit, target: ConfigTarget, facts
         await markUrgent(octokit, target, open, deployedLink, context, reason);
         return { kind: 'armed', ...pull, message: text, held: true, reason };
       }
+      if (queue && (await runsOnMergeGroup(octokit, repo, facts.base.branch)) === false) {
+        const reason = `${facts.base.branch} requires a merge queue, and no workflow in .github/workflows runs on merge_group, so the queue's checks never report. Add merge_group: to the CI workflow's on:, or merge it`;
+        const text = `Renewal pull request #${open.number} (${open.url}) is in ${facts.base.branch}'s merge queue (${armedAt}), but no workflow in .github/workflows on ${facts.base.branch} is triggered by merge_group: the queue's required checks never report, and it never merges. Add merge_group: to the on: of the workflow that reports them. Until then production keeps its link, which expires at ${expiryText(deployedLink)}.`;
+        await markUrgent(octokit, target, open, deployedLink, context, reason);
+        return { kind: 'armed', ...pull, message: text, held: true, reason };
+      }
       const text = queue
-        ? `Renewal pull request #${open.number} (${open.url}) is in ${facts.base.branch}'s merge queue (${armedAt}): it merges once the queue's required checks pass on the merge group. Those run only where the CI workflow is triggered by merge_group (on: merge_group), and never for a queue entry GITHUB_TOKEN made (use an App token); without them the renewal waits in the queue for good.`
+        ? `Renewal pull request #${open.number} (${open.url}) is in ${facts.base.branch}'s merge queue (${armedAt}): it merges once the queue's required checks pass on the merge group (a workflow triggered by merge_group reports them; none runs for a queue entry GITHUB_TOKEN made, so use an App token).`
         : `Renewal pull request #${open.number} (${open.url}) waits for its required checks (GitHub answered "${said}"); ${armedAt}, so it merges the moment they pass.`;
       context.info(text);
       return { kind: 'armed', ...pull, message: text, held: false };
