@@ -211,6 +211,15 @@ describe("production's renewal, in-process", () => {
     await nightlyInProcess(second.repo, { 'auto-merge': 'off' });
     expect(github.pull(second.repo, older.number)).toMatchObject({ state: 'closed', merged: false });
     expect(regionOf(github.pull(second.repo, older.number)!.body)).toMatch(/^\*\*Closed by the static export action:\*\* main already holds a link for export .+ no sooner than this pull request's .+: a newer renewal was merged\./);
+
+    // The team now hosts production's export at a URL that never expires: a renewal would take it back to one that does.
+    const third = await production(60);
+    await nightlyInProcess(third.repo, { 'auto-merge': 'off' });
+    const beforeHosting = renewalOf(third.repo)!;
+    github.commitOnBranch(third.repo, 'main', { [PATH]: values(`https://docs-bundles.example.invalid/${third.jobId}/bundle.tar.gz`) }, 'Serve the kept archive');
+    await nightlyInProcess(third.repo, { 'auto-merge': 'off' });
+    expect(github.pull(third.repo, beforeHosting.number)).toMatchObject({ state: 'closed', merged: false });
+    expect(regionOf(github.pull(third.repo, beforeHosting.number)!.body)).toContain(`main serves export ${third.jobId} from a URL without an expiry of its own`);
   });
 
   it('queues the renewal where the base requires a merge queue, and says so when no workflow runs on merge_group', async () => {

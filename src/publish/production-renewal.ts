@@ -11,6 +11,7 @@ import type { ConfigTarget, ProposalFacts } from './proposal-types.ts';
 import { linkIn, readProposalFacts } from './proposal-facts.ts';
 import { editRegion } from './body.ts';
 import { EXPIRING_LABEL, withFirstLine, withUrgentLine } from './production-guard.ts';
+import { linkKind } from './reconcile.ts';
 
 /** The branch production's own renewal lives on, beside the content proposal's `prBranch`. */
 export function renewalBranch(prBranch: string): string {
@@ -39,6 +40,10 @@ export function staleBecause(target: Pick<ConfigTarget, 'path' | 'key'>, baseTex
   if (deployedJob !== proposedJob) {
     const now = deployedJob ? `export ${deployedJob}` : deployed ? 'a link that names no export (set by hand)' : 'no bundle link';
     return `${target.path} on ${baseBranch} now holds ${now}, not export ${proposedJob}, which this pull request renews: merging it would take production back to older content.`;
+  }
+  // Production serves the export from a URL that never expires (one the team hosts): a renewal would move it back to one that does.
+  if (deployed && linkKind(deployed).kind === 'hosted') {
+    return `${baseBranch} serves export ${proposedJob} from a URL without an expiry of its own: merging this pull request would move production back to a link that expires.`;
   }
   const [deployedExpiry, proposedExpiry] = [deployed ? linkExpiry(deployed) : undefined, linkExpiry(proposed)];
   if (deployedExpiry && proposedExpiry && deployedExpiry.getTime() >= proposedExpiry.getTime()) {
