@@ -4,30 +4,19 @@
 // attempt cut by request-timeout is retried only when the retry fits in the step's timeout. (The
 // times themselves: npm run bench:limits.) The signals and the unpack's timeout run through
 // dist/index.js, as the runner starts it; the rest runs the real action in this process (in-process.ts).
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildZip } from '../emulator/archive.ts';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import type { GitHubEmulator } from '../emulator/github.ts';
 import type { GitHubFault } from '../emulator/github-faults.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { DEFAULT_API_KEY } from '../emulator/platform.ts';
 import { runAction, startAction } from '../emulator/runner.ts';
-import { loadPublish, type PublishRun, runInProcess } from './in-process.ts';
+import { REPO, errorLine, useEmulators } from './emulators.ts';
+import { runInProcess } from './in-process.ts';
 
-const REPO = 'acme/deploy';
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let publish: PublishRun;
-beforeAll(async () => {
-  platform = await startPlatformEmulator();
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
+const { platform, github, publish } = useEmulators();
 
 /** A values file of `keys` settings of another chart, each `padding` characters longer, then the static export block. */
 function valuesFile(keys: number, padding = 0): string {
@@ -56,7 +45,6 @@ async function withGitHub<T>(values: string, faults: GitHubFault[], use: (github
   return use(github, inputs, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO });
 }
 
-const errorLine = (log: string) => log.split('\n').find((line) => line.startsWith('::error::'));
 
 describe('a large values file', () => {
   it('over 1 MB is refused before anything is proposed, saying what to do', async () => {

@@ -1,31 +1,15 @@
 // The step's limits hold whatever a server does, and bad input gets this project's own message
 // before any request, never a raw exception. The real publish action runs in this process
 // (in-process.ts) against the platform emulator; publish.e2e runs dist/index.js.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { startGitHubEmulator, type GitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { loadPublish, type PublishRun, runInProcess } from './in-process.ts';
+import { describe, expect, it } from '@jest/globals';
+import { DEFAULT_API_KEY } from '../emulator/platform.ts';
+import { errorLine, useEmulators } from './emulators.ts';
+import { runInProcess } from './in-process.ts';
 
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let publish: PublishRun;
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 400 } });
-  // No test here proposes a change; the action loads its GitHub client all the same.
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
-beforeEach(() => {
-  platform.requests.length = 0;
-});
+// No test here proposes a change; the action loads its GitHub client all the same.
+const { platform, publish, inputs: platformInputs } = useEmulators({ platform: { profile: { queuedMs: 50, runMs: 400 } }, reset: true });
 
-const run = (inputs: Record<string, string> = {}, env: Record<string, string> = {}) =>
-  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'min-poll-interval': '100ms', 'max-poll-interval': '1s', ...inputs }, env);
-const errorLine = (log: string) => log.split('\n').find((line) => line.startsWith('::error::'));
+const run = (inputs: Record<string, string> = {}, env: Record<string, string> = {}) => runInProcess(publish, platformInputs({ 'min-poll-interval': '100ms', 'max-poll-interval': '1s', ...inputs }), env);
 
 describe('one deadline for the step', () => {
   it('a Retry-After of an hour ends the step by its timeout, saying what was asked and what to raise', async () => {
