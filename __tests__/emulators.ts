@@ -24,6 +24,8 @@ export interface EmulatorsWanted {
   storage?: boolean;
   /** Before each test, forget the requests every emulator recorded, so a test counts its own. */
   reset?: boolean;
+  /** The host name the publish action reaches the GitHub emulator by, instead of 127.0.0.1 (a name a test can make fail to resolve). */
+  githubHost?: string;
 }
 
 export interface Emulators {
@@ -48,7 +50,7 @@ export function useEmulators(wanted: EmulatorsWanted = {}): Emulators {
     if (wanted.github !== false) {
       started.github = await startGitHubEmulator(wanted.github ?? {});
       // @actions/github reads GITHUB_API_URL once, when the action is loaded: one GitHub per file.
-      started.publish = await loadPublish(started.github.url);
+      started.publish = await loadPublish(wanted.githubHost ? started.github.url.replace('127.0.0.1', wanted.githubHost) : started.github.url);
     }
     if (wanted.storage) started.storage = await startStaticFileServer();
   });

@@ -4,30 +4,17 @@
 // Most run the real action in this process (in-process.ts), polling on a short beat (QUICK_POLLS)
 // unless the test is about the beat. Through the built dist/index.js as a separate process, the way
 // the runner starts it: the happy path, the timeout, and the cancels (a signal needs a process).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { startGitHubEmulator, type GitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { DEFAULT_API_KEY, startPlatformEmulator } from '../emulator/platform.ts';
 import { runAction, startAction } from '../emulator/runner.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { useEmulators } from './emulators.ts';
+import { QUICK_POLLS, runInProcess } from './in-process.ts';
 import { offContract } from './contract.ts';
 
 const BUNDLE = 'dist/index.js';
-let emulator: PlatformEmulator;
-let github: GitHubEmulator;
-let publish: PublishRun;
-
-beforeAll(async () => {
-  emulator = await startPlatformEmulator();
-  // No test here proposes a change; the action loads its GitHub client all the same.
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await emulator.close();
-  await github.close();
-});
+// No test here proposes a change; the action loads its GitHub client all the same.
+const { platform: emulator, publish } = useEmulators({ reset: true });
 beforeEach(() => {
-  emulator.requests.length = 0;
   // A second's export: the tests that need a longer one set their own.
   emulator.profile = { queuedMs: 200, runMs: 1000, pageCount: 64 };
 });
