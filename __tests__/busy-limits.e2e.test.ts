@@ -13,10 +13,10 @@ import type { GitHubEmulator } from '../emulator/github.ts';
 import type { GitHubFault } from '../emulator/github-faults.ts';
 import { DEFAULT_API_KEY } from '../emulator/platform.ts';
 import { runAction, startAction } from '../emulator/runner.ts';
-import { REPO, errorLine, useEmulators } from './emulators.ts';
+import { DOMAIN, REPO, errorLine, useEmulators } from './emulators.ts';
 import { runInProcess } from './in-process.ts';
 
-const { platform, github, publish } = useEmulators();
+const { platform, github, publish, proposing, env } = useEmulators();
 
 /** A values file of `keys` settings of another chart, each `padding` characters longer, then the static export block. */
 function valuesFile(keys: number, padding = 0): string {
@@ -33,16 +33,7 @@ async function withGitHub<T>(values: string, faults: GitHubFault[], use: (github
   github.clearFaults();
   github.requests.length = 0;
   for (const fault of faults) github.addFault(fault);
-  const inputs = {
-    'api-key': DEFAULT_API_KEY,
-    'api-url': platform.url,
-    domain: 'docs.example.com',
-    'job-id': platform.seedExportJob({ domain: 'docs.example.com' }),
-    'github-token': 'ghs_emulator_token',
-    'config-path': 'deploy/values.yaml',
-    'pr-labels': 'docs'
-  };
-  return use(github, inputs, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO });
+  return use(github, proposing({ 'job-id': platform.seedExportJob({ domain: DOMAIN }), 'pr-labels': 'docs' }), env(REPO));
 }
 
 

@@ -93,6 +93,31 @@ function handle<K extends 'platform' | 'github' | 'storage'>(started: Partial<Em
   });
 }
 
+/**
+ * A platform emulator of each test's own, on a clock the test moves (`clock.now`, at `t0` when it
+ * starts): `start()` starts it, `started()` is the one started, and it is closed after the test.
+ */
+export function usePlatformPerTest(t0: number) {
+  const clock = { now: t0 };
+  let platform: PlatformEmulator | undefined;
+  afterEach(async () => {
+    await platform?.close();
+    platform = undefined;
+  });
+  return {
+    clock,
+    async start(options: EmulatorOptions = {}): Promise<PlatformEmulator> {
+      clock.now = t0;
+      platform = await startPlatformEmulator({ clock: () => clock.now, ...options });
+      return platform;
+    },
+    started(): PlatformEmulator {
+      if (!platform) throw new Error('usePlatformPerTest(): no platform emulator started in this test (call start()).');
+      return platform;
+    }
+  };
+}
+
 /** A folder of its own for each test (`each`, the default) or for the file, removed after it: `dir()` names it. */
 export function useTempDir(prefix: string, { each = true }: { each?: boolean } = {}): () => string {
   let dir: string | undefined;
