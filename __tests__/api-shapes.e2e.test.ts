@@ -6,13 +6,12 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { fakeSha } from '../emulator/deployments.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import type { ApiShape } from '../emulator/platform-state.ts';
 import { type ActionRun, runAction } from '../emulator/runner.ts';
 import { readSetting } from '../src/values/values-file.ts';
-import { type WorkflowStep, actionInputs, fillExpressions } from '../emulator/workflow.ts';
+import { type WorkflowStep, actionInputs, fillExpressions, workflowInMarkdown } from '../emulator/workflow.ts';
 import { errorLine, errors, useEmulators, useTempDir } from './emulators.ts';
 import { QUICK_POLLS } from './in-process.ts';
 
@@ -23,13 +22,10 @@ const PROJECT = 'proj_docs';
 const PR_BRANCH = 'static-export/deploy-values.yaml';
 
 /** The steps of this repository's action in the README workflow named `name`, in order. */
-function readmeSteps(name: string): WorkflowStep[] {
-  const readme = readFileSync('README.md', 'utf8');
-  const block = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!).find((text) => text.startsWith(`name: ${name}\n`));
-  if (!block) throw new Error(`the README has no workflow named "${name}"`);
-  const workflow = parse(block) as { jobs: Record<string, { steps: WorkflowStep[] }> };
-  return Object.values(workflow.jobs).flatMap((job) => job.steps).filter((step) => step.uses?.startsWith('<owner>/<repo>'));
-}
+const readmeSteps = (name: string): WorkflowStep[] =>
+  Object.values(workflowInMarkdown(readFileSync('README.md', 'utf8'), name).jobs)
+    .flatMap((job) => job.steps)
+    .filter((step) => step.uses?.startsWith('<owner>/<repo>'));
 
 /** What each setting of the emulator makes the action speak: today's routes wherever they answer. */
 const EXPECTED: Record<ApiShape, { jobId: RegExp; archive: string; contentType: string }> = {
