@@ -16,8 +16,8 @@ import { finishedExport, presignedLink } from './finished-export.ts';
 import { loadPublish, type PublishRun, QUICK_POLLS } from './in-process.ts';
 
 export interface EmulatorsWanted {
-  /** The platform emulator's options (its job profile, link lifetime, deployments). */
-  platform?: EmulatorOptions;
+  /** The platform emulator's options (its job profile, link lifetime, deployments); `false`: none (a file that starts one per test). */
+  platform?: EmulatorOptions | false;
   /** The GitHub emulator's policy; `false`: no GitHub emulator (a file of the platform only). */
   github?: Partial<Policy> | false;
   /** A static file server: the team's own bundle host. */
@@ -46,7 +46,7 @@ export interface Emulators {
 export function useEmulators(wanted: EmulatorsWanted = {}): Emulators {
   const started: Partial<Emulators> = {};
   beforeAll(async () => {
-    started.platform = await startPlatformEmulator(wanted.platform);
+    if (wanted.platform !== false) started.platform = await startPlatformEmulator(wanted.platform);
     if (wanted.github !== false) {
       started.github = await startGitHubEmulator(wanted.github ?? {});
       // @actions/github reads GITHUB_API_URL once, when the action is loaded: one GitHub per file.
