@@ -13,7 +13,6 @@ import { type ActionRun, runAction } from '../emulator/runner.ts';
 import { readSetting } from '../src/values/values-file.ts';
 import { type WorkflowStep, actionInputs, fillExpressions, workflowInMarkdown } from '../emulator/workflow.ts';
 import { errorLine, errors, useEmulators, useTempDir } from './emulators.ts';
-import { QUICK_POLLS } from './in-process.ts';
 
 const DEPLOY_REPO = 'acme/deploy';
 const PATH = 'deploy/values.yaml';
@@ -48,7 +47,7 @@ describe.each(['today', 'next', 'both'] as const)("the README's workflows, as wr
       });
     const { bundle, inputs } = actionInputs(step, fill);
     if (inputs['bundle-url-template']) inputs['bundle-url-template'] = inputs['bundle-url-template'].replace(/^https:\/\/[^/]+/, files.url);
-    return runAction(bundle, { ...QUICK_POLLS, ...inputs, 'api-url': platform.url }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: DEPLOY_REPO, GITHUB_WORKSPACE: workspace(), ...event });
+    return runAction(bundle, { ...inputs, 'api-url': platform.url }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: DEPLOY_REPO, GITHUB_WORKSPACE: workspace(), ...event });
   }
 
   function pushEvent(message: string): Record<string, string> {
@@ -133,7 +132,7 @@ describe("the next API's own answers, through dist/", () => {
 
   /** An export of the whole site without a values file: the answers are the platform's alone. */
   const exportDocs = (inputs: Record<string, string> = {}) =>
-    runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT, ...QUICK_POLLS, ...inputs }, { GITHUB_WORKSPACE: workspace() });
+    runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT, ...inputs }, { GITHUB_WORKSPACE: workspace() });
   const requests = () => platform.requests.map((request) => `${request.method} ${request.path} ${request.status}`);
 
   it('a missing project-id is refused before any export request, saying where to find it', async () => {
@@ -193,7 +192,7 @@ describe("the next API's own answers, through dist/", () => {
 describe("the next API's limit of 10 starts an hour, through dist/", () => {
   let platform: PlatformEmulator;
   afterAll(async () => platform.close());
-  const exportDocs = () => runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT, ...QUICK_POLLS });
+  const exportDocs = () => runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT });
   const start = () => fetch(`${platform.url}/v1/static-export/${PROJECT}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } });
 
   it('past the limit, with no Retry-After (the contract declares none), fails naming the limit and when to retry', async () => {
@@ -232,7 +231,7 @@ describe('a renewal once only the next API answers, through dist/', () => {
     const [renew] = readmeSteps('Renew docs link');
     const known: Record<string, string> = { 'secrets.DOCS_ADMIN_KEY': DEFAULT_API_KEY, 'vars.DOCS_PROJECT_ID': PROJECT, 'github.token': TOKEN };
     const { bundle, inputs } = actionInputs(renew!, (value) => fillExpressions(value, (expression) => known[expression]));
-    return runAction(bundle, { ...QUICK_POLLS, ...inputs, 'api-url': platform.url, 'github-token': TOKEN, ...extra }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_WORKSPACE: workspace(), GITHUB_EVENT_NAME: 'schedule' });
+    return runAction(bundle, { ...inputs, 'api-url': platform.url, 'github-token': TOKEN, ...extra }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_WORKSPACE: workspace(), GITHUB_EVENT_NAME: 'schedule' });
   }
   const requests = () => platform.requests.map((request) => `${request.method} ${request.path} ${request.status}`);
 
@@ -270,7 +269,7 @@ describe('a 409 that names the job in the way (a field beyond the contract), thr
     const busy = (await (await fetch(`${platform.url}/v1/static-export/${PROJECT}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } })).json()) as { jobId: string };
     platform.profile = { queuedMs: 50, runMs: 300 };
     platform.requests.length = 0;
-    const run = await runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT, ...QUICK_POLLS });
+    const run = await runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT });
     expect(run.code).toBe(0);
     expect(run.log).toContain(`Another static export job (${busy.jobId}) is already queued or running for this deployment (409)`);
     const seen = platform.requests.map((request) => `${request.method} ${request.path} ${request.status}`);

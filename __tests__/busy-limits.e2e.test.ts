@@ -84,7 +84,7 @@ describe('waits that end on cancel and by the deadline', () => {
   it("a GitHub attempt cut by request-timeout is not retried past the step's timeout", async () => {
     const faults: GitHubFault[] = [{ kind: 'slow', operation: 'repos.get', times: 10, value: 5000 }];
     await withGitHub(valuesFile(10), faults, async (_github, inputs, env) => {
-      const run = await runInProcess(publish, { ...inputs, 'request-timeout': '2s', timeout: '4s' }, env);
+      const run = await runInProcess(publish, { ...inputs, timeout: '4s' }, env, { knobs: { requestTimeoutMs: 2000 } });
       expect(run.code).toBe(1);
       expect(errorLine(run.log)).toMatch(/GitHub did not answer GET \/repos\/acme\/deploy within \d s \(request-timeout\), and the step's timeout leaves no time to retry\. Raise timeout, or run again\./);
     });

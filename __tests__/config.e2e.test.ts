@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { DEFAULT_API_KEY, startPlatformEmulator } from '../emulator/platform.ts';
 import { REPO, TOKEN, useEmulators } from './emulators.ts';
 import { valuesFixture } from './fixture-values.ts';
-import { QUICK_POLLS, runInProcess } from './in-process.ts';
+import { runInProcess } from './in-process.ts';
 
 /** A fixture, production's link in it served by the platform emulator. */
 const fixture = (name: string) => valuesFixture(name, `${platform.url}/bundles`);
@@ -27,7 +27,7 @@ beforeEach(() => {
 
 const env = { GITHUB_REPOSITORY: REPO };
 const run = (inputs: Record<string, string>) =>
-  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': 'deploy/values.yaml', ...QUICK_POLLS, ...inputs }, env);
+  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': 'deploy/values.yaml', ...inputs }, env);
 const writes = () => github.requests.filter((r) => r.method !== 'GET');
 
 describe('the configuration pull request', () => {
@@ -205,7 +205,7 @@ describe('nothing is written when it should not be', () => {
     try {
       const result = await runInProcess(
         publish,
-        { 'api-key': DEFAULT_API_KEY, 'api-url': live.url, 'github-token': TOKEN, 'config-path': 'deploy/values.yaml', domain: 'docs.example.com', ...QUICK_POLLS },
+        { 'api-key': DEFAULT_API_KEY, 'api-url': live.url, 'github-token': TOKEN, 'config-path': 'deploy/values.yaml', domain: 'docs.example.com' },
         env
       );
       expect(result.code).toBe(1);

@@ -10,7 +10,7 @@ import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '.
 import { ApiError } from '../src/platform/transport.ts';
 import { answered, type DnsAnswer, overrideDns } from './dns-override.ts';
 import { REPO, TOKEN as GITHUB_TOKEN, useEmulators, useTempDir } from './emulators.ts';
-import { QUICK_POLLS, runInProcess } from './in-process.ts';
+import { runInProcess } from './in-process.ts';
 
 /** GitHub's emulator under a name, so a test can make that name fail to resolve. */
 const GITHUB_HOST = 'github.cluster.localhost';
@@ -46,7 +46,7 @@ const runWith = (dns: Record<string, DnsAnswer>, inputs: Record<string, string>)
 describe('a name that does not resolve (ENOTFOUND) fails at once, named as DNS', () => {
   // First in the file: later runs may keep a connection to GitHub's emulator open, which no lookup precedes.
   it('on GitHub: names GITHUB_API_URL, and is not retried', async () => {
-    const run = await runWith(answers('ENOTFOUND'), { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'config-path': 'deploy/values.yaml', 'github-token': GITHUB_TOKEN, ...QUICK_POLLS });
+    const run = await runWith(answers('ENOTFOUND'), { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'config-path': 'deploy/values.yaml', 'github-token': GITHUB_TOKEN });
     expect(run.code).toBe(1);
     expect(run.log).toMatch(new RegExp(`::error::.*GET /repos/acme/deploy could not resolve ${GITHUB_HOST} \\(DNS, ENOTFOUND: no such name\\): check GITHUB_API_URL`));
     expect(run.log).not.toMatch(/connection was lost|retrying/i);
@@ -55,7 +55,7 @@ describe('a name that does not resolve (ENOTFOUND) fails at once, named as DNS',
   });
 
   it('on GitHub, a resolver that did not answer (EAI_AGAIN) is retried, then named as DNS', async () => {
-    const run = await runWith(answers('EAI_AGAIN'), { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'config-path': 'deploy/values.yaml', 'github-token': GITHUB_TOKEN, ...QUICK_POLLS });
+    const run = await runWith(answers('EAI_AGAIN'), { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'config-path': 'deploy/values.yaml', 'github-token': GITHUB_TOKEN });
     expect(run.code).toBe(1);
     expect(run.log).toMatch(new RegExp(`::error::.*GET /repos/acme/deploy could not resolve ${GITHUB_HOST} \\(DNS, EAI_AGAIN: the runner's resolver did not answer, at every try\\): check GITHUB_API_URL`));
     expect(run.log).toContain(`GET /repos/acme/deploy could not resolve ${GITHUB_HOST} (DNS, EAI_AGAIN); retrying in`);
@@ -76,7 +76,7 @@ describe('a name that does not resolve (ENOTFOUND) fails at once, named as DNS',
   });
 
   it("on the storage the bundle link names: names the link's host", async () => {
-    const run = await runWith(answers(), { 'api-key': DEFAULT_API_KEY, 'api-url': unresolvableStorage.url, domain: 'docs.example.com', 'download-path': 'site', ...QUICK_POLLS });
+    const run = await runWith(answers(), { 'api-key': DEFAULT_API_KEY, 'api-url': unresolvableStorage.url, domain: 'docs.example.com', 'download-path': 'site' });
     expect(run.code).toBe(1);
     expect(run.log).toMatch(
       new RegExp(`::error::The download of the bundle from https://${NO_SUCH_BUCKET}:9443/\\S+ failed: could not resolve ${NO_SUCH_BUCKET} \\(DNS, ENOTFOUND: no such name\\): check the link's host`)

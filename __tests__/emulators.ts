@@ -13,7 +13,7 @@ import type { Policy } from '../emulator/github-state.ts';
 import { DEFAULT_API_KEY, type EmulatorOptions, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
 import { finishedExport, presignedLink } from './finished-export.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS } from './in-process.ts';
+import { loadPublish, type PublishRun } from './in-process.ts';
 
 export interface EmulatorsWanted {
   /** The platform emulator's options (its job profile, link lifetime, deployments); `false`: none (a file that starts one per test). */
@@ -34,7 +34,7 @@ export interface Emulators {
   storage: StaticFileServer;
   /** The publish action in this process, loaded against `github` (loadPublish). */
   publish: PublishRun;
-  /** A step's platform inputs: the admin key, the platform emulator's URL, DOMAIN, the short beat; then `extra`. */
+  /** A step's platform inputs: the admin key, the platform emulator's URL and DOMAIN; then `extra`. */
   inputs(extra?: Record<string, string>): Record<string, string>;
   /** The README's publishing step that proposes the new link in PATH (config-path, github-token), then `extra`. */
   proposing(extra?: Record<string, string>): Record<string, string>;
@@ -67,8 +67,8 @@ export function useEmulators(wanted: EmulatorsWanted = {}): Emulators {
     github: handle(started, 'github'),
     storage: handle(started, 'storage'),
     publish: (cancellation, options) => startedOne(started, 'publish')(cancellation, options),
-    inputs: (extra = {}) => ({ 'api-key': DEFAULT_API_KEY, 'api-url': startedOne(started, 'platform').url, domain: DOMAIN, ...QUICK_POLLS, ...extra }),
-    proposing: (extra = {}) => ({ 'api-key': DEFAULT_API_KEY, 'api-url': startedOne(started, 'platform').url, domain: DOMAIN, 'config-path': PATH, 'github-token': TOKEN, ...QUICK_POLLS, ...extra }),
+    inputs: (extra = {}) => ({ 'api-key': DEFAULT_API_KEY, 'api-url': startedOne(started, 'platform').url, domain: DOMAIN, ...extra }),
+    proposing: (extra = {}) => ({ 'api-key': DEFAULT_API_KEY, 'api-url': startedOne(started, 'platform').url, domain: DOMAIN, 'config-path': PATH, 'github-token': TOKEN, ...extra }),
     env: (repo, event) => ({ GITHUB_API_URL: startedOne(started, 'github').url, GITHUB_REPOSITORY: repo, ...(event === undefined ? {} : { GITHUB_EVENT_NAME: event }) })
   };
 }

@@ -3,6 +3,8 @@
 // a user reads it: the log, the ::error:: line, the job summary, the pull request.
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { fakeSha } from '../emulator/deployments.ts';
+import { POLL_LIMITS } from '../src/action/platform-inputs.ts';
+import type { ScheduleLimits } from '../src/wait/wait.ts';
 import { DEFAULT_API_KEY } from '../emulator/platform.ts';
 import { overrideDns } from './dns-override.ts';
 import { REPO, useEmulators, useTempDir } from './emulators.ts';
@@ -49,14 +51,14 @@ describe('the dry run', () => {
 
 describe('a push run', () => {
   const pushEnv = (sha: string, branch: string) => ({ GITHUB_EVENT_NAME: 'push', GITHUB_SHA: sha, GITHUB_REF: `refs/heads/${branch}` });
-  const push = (extra: Record<string, string>, sha: string, branch = 'main') =>
-    runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': 'proj_123', ...extra }, env(pushEnv(sha, branch)));
+  const push = (extra: Record<string, string>, sha: string, branch = 'main', limits?: ScheduleLimits) =>
+    runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': 'proj_123', ...extra }, env(pushEnv(sha, branch)), limits ? { knobs: { limits } } : {});
 
   it('that times out names the unit, and counts the wait for the deployment', async () => {
     const sha = fakeSha('timeout push');
     platform.deployments.push('main', sha);
     platform.profile = { queuedMs: 60_000, runMs: 60_000 };
-    const result = await push({ timeout: '2', 'min-poll-interval': '100ms', 'max-poll-interval': '300ms' }, sha);
+    const result = await push({ timeout: '2' }, sha, 'main', { floorMs: 100, ceilingMs: 300 });
     expect(result.code).toBe(1);
     expect(result.log).toMatch(
       /::error::The export job (se_\w+) did not finish within the step's timeout of 2 s \(timeout: 2\): it was queued at 0% with 0 pages after \d s of export, after \d s waiting for the platform to publish\. The job goes on on the server: re-run with job-id: \1 to pick it up, or raise timeout \(such as 30m\)\./
@@ -66,7 +68,7 @@ describe('a push run', () => {
   it('from a branch the platform does not deploy stops at the first look, before the beat', async () => {
     const sha = fakeSha('feature push');
     platform.deployments.push('feature', sha);
-    const result = await push({ 'max-poll-interval': '10s' }, sha, 'feature');
+    const result = await push({}, sha, 'feature', { ...POLL_LIMITS });
     expect(result.code).toBe(1);
     expect(result.log).toContain('::error::This run is for a push to feature, but the platform deploys main');
     const [queued] = platform.requests.filter((r) => r.route === 'deploy');

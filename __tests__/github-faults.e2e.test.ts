@@ -46,7 +46,6 @@ const inputsOf = (inputs: Record<string, string>) => ({
   'config-path': 'deploy/values.yaml',
   domain: 'docs.example.com',
   'pr-labels': 'docs',
-  'request-timeout': '2s',
   timeout: '2m',
   ...inputs
 });
@@ -61,7 +60,8 @@ function scenario<T>(steps: (s: Scenario) => Promise<T>): Promise<T> {
     shared.clearFaults();
     shared.createRepo(REPO, { 'deploy/values.yaml': VALUES });
     const from = shared.requests.length;
-    const run = (inputs: Record<string, string> = {}) => runInProcess(publish, inputsOf(inputs), ENV);
+    // One request's limit of 2 s, so that a slow answer is abandoned and retried within the test.
+    const run = (inputs: Record<string, string> = {}) => runInProcess(publish, inputsOf(inputs), ENV, { knobs: { requestTimeoutMs: 2000 } });
     try {
       return await steps({ github: shared, run, requests: () => shared.requests.slice(from) });
     } finally {

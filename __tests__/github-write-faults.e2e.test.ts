@@ -25,7 +25,7 @@ const weekLink = (jobId: string, leftMs: number) => presignedLink(platform, jobI
 
 const repoWith = (leftMs: number) => productionRepo(emulators, 'matrix', { leftHours: leftMs / HOUR, values });
 
-const run = (repo: string, inputs: Record<string, string>, event = 'push') => runInProcess(publish, proposing({ 'request-timeout': '2s', timeout: '2m', ...inputs }), env(repo, event));
+const run = (repo: string, inputs: Record<string, string>, event = 'push') => runInProcess(publish, proposing({ timeout: '2m', ...inputs }), env(repo, event), { knobs: { requestTimeoutMs: 2000 } });
 const push = (repo: string, jobId: string) => run(repo, { 'job-id': jobId, 'pr-labels': 'docs' });
 const nightly = (repo: string, extra: Record<string, string> = {}) => run(repo, { 'renew-within': '72h', ...extra }, 'schedule');
 

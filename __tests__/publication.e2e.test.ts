@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fakeSha } from '../emulator/deployments.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { useEmulators } from './emulators.ts';
-import { QUICK_POLLS, runInProcess, startInProcess } from './in-process.ts';
+import { runInProcess, startInProcess } from './in-process.ts';
 import { offContract } from './contract.ts';
 
 const BRANCH = 'docs';
@@ -39,7 +39,6 @@ const inputs = (extra: Record<string, string> = {}) => ({
   domain: 'docs.example.com',
   'project-id': 'proj_123',
   'download-path': 'site',
-  ...QUICK_POLLS,
   timeout: '30s',
   ...extra
 });

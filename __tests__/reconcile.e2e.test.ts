@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { THREE_PAGE_SITE, bundleFormats, defaultSiteFiles } from '../emulator/archive.ts';
 import { DEFAULT_API_KEY } from '../emulator/platform.ts';
 import { BRANCH, HOUR, PATH, REPO, TOKEN, useEmulators, useTempDir } from './emulators.ts';
-import { QUICK_POLLS, runInProcess } from './in-process.ts';
+import { runInProcess } from './in-process.ts';
 import { readSetting } from '../src/values/values-file.ts';
 // A real site: the hosted step compares the kept archive's pages with production's before proposing it.
 const archive = bundleFormats['tar.gz'].build(defaultSiteFiles('docs.example.com', 3));
@@ -34,7 +34,7 @@ function presigned(jobId: string, hoursLeft: number, lifetimeHours = 168): strin
 const values = (link: string, enabled = false) => `# Docs deployment\nreplicaCount: 2\n\nstaticExport:\n  enabled: ${enabled}\n  bundleUrl: "${link}"\n`;
 
 const run = (inputs: Record<string, string>, env: Record<string, string> = {}) =>
-  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, ...QUICK_POLLS, ...inputs }, { GITHUB_REPOSITORY: REPO, GITHUB_WORKSPACE: workspace(), ...env });
+  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, ...inputs }, { GITHUB_REPOSITORY: REPO, GITHUB_WORKSPACE: workspace(), ...env });
 const push = (jobId: string, extra: Record<string, string> = {}) => run({ 'job-id': jobId, domain: 'docs.example.com', ...extra });
 const renewal = (extra: Record<string, string> = {}) => run({ 'renew-within': '72h', ...extra });
 const setting = (ref: string, name: string) => readSetting(PATH, github.fileAt(REPO, ref, PATH)!, 'staticExport', name);

@@ -13,7 +13,7 @@ import { type ActionRun, runAction } from '../emulator/runner.ts';
 import { chromiumMissing } from '../scripts/chromium.ts';
 import { type GitHubScreen, openGitHubScreen } from './github-screen.ts';
 import { useEmulators, useTempDir } from './emulators.ts';
-import { QUICK_POLLS, runInProcess } from './in-process.ts';
+import { runInProcess } from './in-process.ts';
 import { presignedLink } from './finished-export.ts';
 
 const REPO = 'acme/deploy';
@@ -78,7 +78,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
 
   const env = () => ({ GITHUB_WORKSPACE: workspace(), GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO });
   const publish = (inputs: Record<string, string>, on = platform) =>
-    runInProcess(publishRun, { 'api-key': DEFAULT_API_KEY, 'api-url': on.url, domain: 'docs.example.com', 'config-path': 'deploy/values.yaml', 'github-token': TOKEN, ...QUICK_POLLS, ...inputs }, env());
+    runInProcess(publishRun, { 'api-key': DEFAULT_API_KEY, 'api-url': on.url, domain: 'docs.example.com', 'config-path': 'deploy/values.yaml', 'github-token': TOKEN, ...inputs }, env());
   const body = () => github.pulls(REPO).at(-1)!.body;
 
   /** Renders and checks one screen; a person's objections fail the test, named by the screenshot. */
@@ -156,7 +156,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
 
   it('a URL the team hosts: the body and the summary', async () => {
     github.createRepo(REPO, { 'deploy/values.yaml': values('') });
-    const exported = await runInProcess(publishRun, { 'api-key': DEFAULT_API_KEY, 'api-url': local.url, domain: 'docs.example.com', 'keep-archive': 'out/bundle.tar.gz', 'link-margin': 'off', ...QUICK_POLLS }, env());
+    const exported = await runInProcess(publishRun, { 'api-key': DEFAULT_API_KEY, 'api-url': local.url, domain: 'docs.example.com', 'keep-archive': 'out/bundle.tar.gz', 'link-margin': 'off' }, env());
     expect(exported.code).toBe(0);
     const jobId = exported.outputs['job-id'];
     files.files.set(`/team-bundles/docs/${jobId}/bundle.tar.gz`, readFileSync(join(workspace(), 'out', 'bundle.tar.gz')));
