@@ -5,7 +5,7 @@
 // scripts/swift-s3.ts) for a private bucket and a public-read one.
 //
 // The real publish action runs in this process (in-process.ts), over HTTP to the emulators and the
-// storage, polling the export on a short beat (QUICK_POLLS). readme-workflows.e2e runs the README's
+// storage, polling the export on a short beat (QUICK_KNOBS). readme-workflows.e2e runs the README's
 // hosted workflow through dist/index.js.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
