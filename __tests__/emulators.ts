@@ -42,6 +42,9 @@ export interface Emulators {
   env(repo: string, event?: string): Record<string, string>;
 }
 
+/** The GitHub emulator (its URL) the publish action of this file was first loaded against: @actions/github keeps it. */
+let publishLoadedFor: string | undefined;
+
 /** The emulators of one test file: started once, closed at its end. */
 export function useEmulators(wanted: EmulatorsWanted = {}): Emulators {
   const started: Partial<Emulators> = {};
@@ -50,7 +53,9 @@ export function useEmulators(wanted: EmulatorsWanted = {}): Emulators {
     if (wanted.github !== false) {
       started.github = await startGitHubEmulator(wanted.github ?? {});
       // @actions/github reads GITHUB_API_URL once, when the action is loaded: one GitHub per file.
-      started.publish = await loadPublish(wanted.githubHost ? started.github.url.replace('127.0.0.1', wanted.githubHost) : started.github.url);
+      const url = wanted.githubHost ? started.github.url.replace('127.0.0.1', wanted.githubHost) : started.github.url;
+      publishLoadedFor ??= started.github.url;
+      started.publish = await loadPublish(url);
     }
     if (wanted.storage) started.storage = await startStaticFileServer();
   });
@@ -66,7 +71,12 @@ export function useEmulators(wanted: EmulatorsWanted = {}): Emulators {
     platform: handle(started, 'platform'),
     github: handle(started, 'github'),
     storage: handle(started, 'storage'),
-    publish: (cancellation, options) => startedOne(started, 'publish')(cancellation, options),
+    publish: (cancellation, options) => {
+      if (started.github && started.github.url !== publishLoadedFor) {
+        throw new Error('useEmulators(): the publish action talks to the GitHub emulator it was first loaded against, another of this file; run it in-process from one useEmulators() per file.');
+      }
+      return startedOne(started, 'publish')(cancellation, options);
+    },
     inputs: (extra = {}) => ({ 'api-key': DEFAULT_API_KEY, 'api-url': startedOne(started, 'platform').url, domain: DOMAIN, ...extra }),
     proposing: (extra = {}) => ({ 'api-key': DEFAULT_API_KEY, 'api-url': startedOne(started, 'platform').url, domain: DOMAIN, 'config-path': PATH, 'github-token': TOKEN, ...extra }),
     env: (repo, event) => ({ GITHUB_API_URL: startedOne(started, 'github').url, GITHUB_REPOSITORY: repo, ...(event === undefined ? {} : { GITHUB_EVENT_NAME: event }) })
