@@ -6,6 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { actionInputs, ownActionFile } from '../emulator/workflow.ts';
+import { readPublishInputs } from '../src/publish/inputs.ts';
+import type { RunKind } from '../src/publish/run-kind.ts';
 import { AgentJobInput, AgentJobOutput, ExportInput, ExportOutput, FeedbackInput, FeedbackOutput, HostInput, HostOutput, RenewInput, RenewOutput } from '../src/action/constants.ts';
 
 interface ActionFile {
@@ -32,7 +34,7 @@ describe.each(ACTIONS)('$file', ({ file, main, inputs, outputs, most }) => {
       expect(Object.keys(action.inputs).length).toBeLessThanOrEqual(most.inputs);
       expect(Object.keys(action.outputs).length).toBeLessThanOrEqual(most.outputs);
       for (const [name, input] of Object.entries(action.inputs)) expect([name, /\bauto takes the job|switches to|With (config-path|bundle-url-template)\b/.test(input.description)]).toEqual([name, false]);
-      // The poll and request knobs are constants (an advanced override is in docs/behaviour.md).
+      // The poll and request knobs are constants (docs/behaviour.md says which and why).
       for (const knob of ['request-timeout', 'min-poll-interval', 'max-poll-interval', 'min-validity', 'link-margin', 'fail-when-production-expires']) expect(Object.keys(action.inputs)).not.toContain(knob);
     });
   }
@@ -53,6 +55,42 @@ describe.each(ACTIONS)('$file', ({ file, main, inputs, outputs, most }) => {
     for (const [name, output] of Object.entries(action.outputs)) expect([name, typeof output.description]).toEqual([name, 'string']);
   });
 });
+
+// Issue 41: no publish action reads an input its action.yml does not declare, the poll and request
+// knobs included. Every read of an INPUT_ variable is recorded while the action reads its inputs
+// (they are read once, at the start: src/publish/inputs.ts), with the knobs set as a step might.
+describe.each([
+  ['action.yml', 'export', { 'api-key': 'mint_test_admin_key', domain: 'docs.example.com' }],
+  ['renew/action.yml', 'renew', { 'api-key': 'mint_test_admin_key', 'config-path': 'deploy/values.yaml', 'github-token': 'ghs_token' }],
+  ['host/action.yml', 'host', { 'job-id': 'se_3f9a2c1b8e7d4a06', 'bundle-url-template': 'https://bundles.example.com/<job-id>/bundle.tar.gz', 'archive-path': 'out/bundle.tar.gz', 'config-path': 'deploy/values.yaml', 'github-token': 'ghs_token' }]
+] as [string, RunKind, Record<string, string>][])('%s', (file, kind, given) => {
+  it('reads no input its action.yml does not declare, and none of the poll and request knobs', () => {
+    const declared = Object.keys((parse(readFileSync(file, 'utf8')) as ActionFile).inputs).map(variableOf);
+    const knobs = { 'request-timeout': '1s', 'min-poll-interval': '50ms', 'max-poll-interval': '250ms' };
+    const read = new Set<string>();
+    const saved = process.env;
+    const env: Record<string, string> = { ...saved, GITHUB_REPOSITORY: 'acme/deploy', GITHUB_WORKSPACE: '/tmp/workspace' };
+    for (const [name, value] of Object.entries({ ...knobs, ...given })) env[variableOf(name)] = value;
+    process.env = new Proxy(env, {
+      get: (target, key) => {
+        if (typeof key === 'string' && key.startsWith('INPUT_')) read.add(key);
+        return Reflect.get(target, key);
+      }
+    });
+    try {
+      expect(readPublishInputs(kind).kind).toBe(kind);
+    } finally {
+      process.env = saved;
+    }
+    expect(read.size).toBeGreaterThan(Object.keys(given).length);
+    expect([...read].filter((variable) => !declared.includes(variable))).toEqual([]);
+  });
+});
+
+/** The variable the runner passes an input in, as @actions/core reads it. */
+function variableOf(input: string): string {
+  return `INPUT_${input.replace(/ /g, '_').toUpperCase()}`;
+}
 
 // The workflow emulator (tests, npm run try) runs a README step through the bundle its action.yml
 // names: a sub-action's path picks that sub-action's own bundle and defaults.

@@ -2,14 +2,13 @@
 // a route of the contract the action speaks says so and names the contract, while a 404 the contract
 // declares (no such job) keeps its own meaning. Unit tests of the reading, and runs of the real
 // publish action in this process against the platform emulator answering as a moved API would.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { describe, expect, it } from '@jest/globals';
 import { routeMissing } from '../src/platform/static-export.ts';
 import { apiDrift } from '../src/platform/contract.ts';
 import { explainError } from '../src/action/explain.ts';
 import { ApiError } from '../src/platform/transport.ts';
-import { startGitHubEmulator, type GitHubEmulator } from '../emulator/github.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { useEmulators } from './emulators.ts';
+import { runInProcess } from './in-process.ts';
 
 describe('apiDrift', () => {
   it.each([
@@ -67,23 +66,8 @@ describe('routeMissing: a route that is gone, told apart from a job that is gone
 });
 
 describe('a run against a platform whose API moved', () => {
-  let platform: PlatformEmulator;
-  let github: GitHubEmulator;
-  let publish: PublishRun;
-  beforeAll(async () => {
-    platform = await startPlatformEmulator({ profile: { queuedMs: 20, runMs: 100 } });
-    github = await startGitHubEmulator();
-    publish = await loadPublish(github.url);
-  });
-  afterAll(async () => {
-    await platform.close();
-    await github.close();
-  });
-  beforeEach(() => {
-    platform.requests.length = 0;
-  });
-  const exportDocs = (inputs: Record<string, string> = {}) =>
-    runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', ...QUICK_POLLS, ...inputs });
+  const { platform, publish, inputs } = useEmulators({ platform: { profile: { queuedMs: 20, runMs: 100 } }, reset: true });
+  const exportDocs = (extra: Record<string, string> = {}) => runInProcess(publish, inputs(extra));
 
   it('a start answered 404 is read as the platform having moved to its project-scoped routes: without project-id, refused before any project-scoped start, naming the API keys page', async () => {
     platform.addFault({ route: 'start', kind: '404' });

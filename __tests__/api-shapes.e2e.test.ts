@@ -3,20 +3,16 @@
 // (project-scoped routes, no bundle call, export.zip; openapi/platform/static-export-next.json), or both at once; and
 // the next API's own answers (409, 429), a version it no longer takes, and a missing project-id, each
 // read as a person in a hurry reads the error.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { fakeSha } from '../emulator/deployments.ts';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import type { ApiShape } from '../emulator/platform-state.ts';
 import { type ActionRun, runAction } from '../emulator/runner.ts';
-import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
 import { readSetting } from '../src/values/values-file.ts';
-import { type WorkflowStep, actionInputs, fillExpressions } from '../emulator/workflow.ts';
-import { QUICK_POLLS } from './in-process.ts';
+import { type WorkflowStep, actionInputs, fillExpressions, workflowInMarkdown } from '../emulator/workflow.ts';
+import { errorLine, errors, useEmulators, useTempDir } from './emulators.ts';
 
 const DEPLOY_REPO = 'acme/deploy';
 const PATH = 'deploy/values.yaml';
@@ -25,13 +21,10 @@ const PROJECT = 'proj_docs';
 const PR_BRANCH = 'static-export/deploy-values.yaml';
 
 /** The steps of this repository's action in the README workflow named `name`, in order. */
-function readmeSteps(name: string): WorkflowStep[] {
-  const readme = readFileSync('README.md', 'utf8');
-  const block = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!).find((text) => text.startsWith(`name: ${name}\n`));
-  if (!block) throw new Error(`the README has no workflow named "${name}"`);
-  const workflow = parse(block) as { jobs: Record<string, { steps: WorkflowStep[] }> };
-  return Object.values(workflow.jobs).flatMap((job) => job.steps).filter((step) => step.uses?.startsWith('<owner>/<repo>'));
-}
+const readmeSteps = (name: string): WorkflowStep[] =>
+  Object.values(workflowInMarkdown(readFileSync('README.md', 'utf8'), name).jobs)
+    .flatMap((job) => job.steps)
+    .filter((step) => step.uses?.startsWith('<owner>/<repo>'));
 
 /** What each setting of the emulator makes the action speak: today's routes wherever they answer. */
 const EXPECTED: Record<ApiShape, { jobId: RegExp; archive: string; contentType: string }> = {
@@ -41,24 +34,9 @@ const EXPECTED: Record<ApiShape, { jobId: RegExp; archive: string; contentType: 
 };
 
 describe.each(['today', 'next', 'both'] as const)("the README's workflows, as written, on the platform's %s static export API", (shape) => {
-  let platform: PlatformEmulator;
-  let github: GitHubEmulator;
-  let files: StaticFileServer;
-  let workspace: string;
+  const { platform, github, storage: files } = useEmulators({ platform: { apiShape: shape, profile: { queuedMs: 50, runMs: 300 }, deployments: { branch: 'docs', deployMs: 300 } }, storage: true });
+  const workspace = useTempDir(`api-shapes-${shape}-`, { each: false });
   const expected = EXPECTED[shape];
-
-  beforeAll(async () => {
-    platform = await startPlatformEmulator({ apiShape: shape, profile: { queuedMs: 50, runMs: 300 }, deployments: { branch: 'docs', deployMs: 300 } });
-    github = await startGitHubEmulator();
-    files = await startStaticFileServer();
-    workspace = mkdtempSync(join(tmpdir(), `api-shapes-${shape}-`));
-  });
-  afterAll(async () => {
-    await platform.close();
-    await github.close();
-    await files.close();
-    rmSync(workspace, { recursive: true, force: true });
-  });
 
   async function runStep(step: WorkflowStep, event: Record<string, string>, earlier: Record<string, ActionRun> = {}): Promise<ActionRun> {
     const known: Record<string, string> = { 'secrets.DOCS_ADMIN_KEY': DEFAULT_API_KEY, 'vars.DOCS_PROJECT_ID': PROJECT, 'secrets.DEPLOY_REPO_TOKEN': TOKEN, 'github.token': TOKEN };
@@ -69,7 +47,7 @@ describe.each(['today', 'next', 'both'] as const)("the README's workflows, as wr
       });
     const { bundle, inputs } = actionInputs(step, fill);
     if (inputs['bundle-url-template']) inputs['bundle-url-template'] = inputs['bundle-url-template'].replace(/^https:\/\/[^/]+/, files.url);
-    return runAction(bundle, { ...QUICK_POLLS, ...inputs, 'api-url': platform.url }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: DEPLOY_REPO, GITHUB_WORKSPACE: workspace, ...event });
+    return runAction(bundle, { ...inputs, 'api-url': platform.url }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: DEPLOY_REPO, GITHUB_WORKSPACE: workspace(), ...event });
   }
 
   function pushEvent(message: string): Record<string, string> {
@@ -80,7 +58,6 @@ describe.each(['today', 'next', 'both'] as const)("the README's workflows, as wr
 
   const proposed = (name: string) => readSetting(PATH, github.fileAt(DEPLOY_REPO, PR_BRANCH, PATH)!, 'staticExport', name) as string;
   const starts = () => platform.requests.filter((request) => request.route === 'start' && request.status === 202);
-  const errors = (run: ActionRun) => run.log.split('\n').filter((line) => line.startsWith('::error::'));
   const requests = () => platform.requests.map((request) => `${request.method} ${request.path} ${request.status}`);
 
   it('publishes on a push, renews nightly with no new export, and proposes the hosted URL', async () => {
@@ -132,7 +109,7 @@ describe.each(['today', 'next', 'both'] as const)("the README's workflows, as wr
     expect(errors(exported)).toEqual([]);
     expect(exported.code).toBe(0);
     expect(exported.outputs).toMatchObject({ 'archive-name': expected.archive, 'archive-content-type': expected.contentType });
-    expect(exported.outputs['archive-path']).toBe(join(workspace, 'out', expected.archive));
+    expect(exported.outputs['archive-path']).toBe(join(workspace(), 'out', expected.archive));
     const hostedJob = exported.outputs['job-id']!;
     files.files.set(`/${hostedJob}/${expected.archive}`, readFileSync(exported.outputs['archive-path']!));
     const hosted = await runStep(proposing!, pushEvent('docs: fix a typo'), { export: exported });
@@ -150,21 +127,12 @@ describe.each(['today', 'next', 'both'] as const)("the README's workflows, as wr
 });
 
 describe("the next API's own answers, through dist/", () => {
-  let platform: PlatformEmulator;
-  let workspace: string;
-  beforeAll(async () => {
-    platform = await startPlatformEmulator({ apiShape: 'next', profile: { queuedMs: 50, runMs: 300 } });
-    workspace = mkdtempSync(join(tmpdir(), 'api-shapes-answers-'));
-  });
-  afterAll(async () => {
-    await platform.close();
-    rmSync(workspace, { recursive: true, force: true });
-  });
+  const { platform } = useEmulators({ platform: { apiShape: 'next', profile: { queuedMs: 50, runMs: 300 } }, github: false });
+  const workspace = useTempDir('api-shapes-answers-', { each: false });
 
   /** An export of the whole site without a values file: the answers are the platform's alone. */
   const exportDocs = (inputs: Record<string, string> = {}) =>
-    runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT, ...QUICK_POLLS, ...inputs }, { GITHUB_WORKSPACE: workspace });
-  const errorLine = (run: ActionRun) => run.log.split('\n').find((line) => line.startsWith('::error::'));
+    runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT, ...inputs }, { GITHUB_WORKSPACE: workspace() });
   const requests = () => platform.requests.map((request) => `${request.method} ${request.path} ${request.status}`);
 
   it('a missing project-id is refused before any export request, saying where to find it', async () => {
@@ -224,7 +192,7 @@ describe("the next API's own answers, through dist/", () => {
 describe("the next API's limit of 10 starts an hour, through dist/", () => {
   let platform: PlatformEmulator;
   afterAll(async () => platform.close());
-  const exportDocs = () => runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT, ...QUICK_POLLS });
+  const exportDocs = () => runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT });
   const start = () => fetch(`${platform.url}/v1/static-export/${PROJECT}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } });
 
   it('past the limit, with no Retry-After (the contract declares none), fails naming the limit and when to retry', async () => {
@@ -253,19 +221,8 @@ describe("the next API's limit of 10 starts an hour, through dist/", () => {
 });
 
 describe('a renewal once only the next API answers, through dist/', () => {
-  let platform: PlatformEmulator;
-  let github: GitHubEmulator;
-  let workspace: string;
-  beforeAll(async () => {
-    platform = await startPlatformEmulator({ apiShape: 'next', profile: { queuedMs: 50, runMs: 300 }, linkTtlSeconds: 3600 });
-    github = await startGitHubEmulator();
-    workspace = mkdtempSync(join(tmpdir(), 'api-shapes-renewal-'));
-  });
-  afterAll(async () => {
-    await platform.close();
-    await github.close();
-    rmSync(workspace, { recursive: true, force: true });
-  });
+  const { platform, github } = useEmulators({ platform: { apiShape: 'next', profile: { queuedMs: 50, runMs: 300 }, linkTtlSeconds: 3600 } });
+  const workspace = useTempDir('api-shapes-renewal-', { each: false });
 
   /** The README's nightly renewal, as written, on a values file whose link is `link`. */
   async function renewNightly(repo: string, link: string, extra: Record<string, string> = {}): Promise<ActionRun> {
@@ -274,7 +231,7 @@ describe('a renewal once only the next API answers, through dist/', () => {
     const [renew] = readmeSteps('Renew docs link');
     const known: Record<string, string> = { 'secrets.DOCS_ADMIN_KEY': DEFAULT_API_KEY, 'vars.DOCS_PROJECT_ID': PROJECT, 'github.token': TOKEN };
     const { bundle, inputs } = actionInputs(renew!, (value) => fillExpressions(value, (expression) => known[expression]));
-    return runAction(bundle, { ...QUICK_POLLS, ...inputs, 'api-url': platform.url, 'github-token': TOKEN, ...extra }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_WORKSPACE: workspace, GITHUB_EVENT_NAME: 'schedule' });
+    return runAction(bundle, { ...inputs, 'api-url': platform.url, 'github-token': TOKEN, ...extra }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_WORKSPACE: workspace(), GITHUB_EVENT_NAME: 'schedule' });
   }
   const requests = () => platform.requests.map((request) => `${request.method} ${request.path} ${request.status}`);
 
@@ -312,7 +269,7 @@ describe('a 409 that names the job in the way (a field beyond the contract), thr
     const busy = (await (await fetch(`${platform.url}/v1/static-export/${PROJECT}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } })).json()) as { jobId: string };
     platform.profile = { queuedMs: 50, runMs: 300 };
     platform.requests.length = 0;
-    const run = await runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT, ...QUICK_POLLS });
+    const run = await runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT });
     expect(run.code).toBe(0);
     expect(run.log).toContain(`Another static export job (${busy.jobId}) is already queued or running for this deployment (409)`);
     const seen = platform.requests.map((request) => `${request.method} ${request.path} ${request.status}`);

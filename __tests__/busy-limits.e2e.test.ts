@@ -4,30 +4,19 @@
 // attempt cut by request-timeout is retried only when the retry fits in the step's timeout. (The
 // times themselves: npm run bench:limits.) The signals and the unpack's timeout run through
 // dist/index.js, as the runner starts it; the rest runs the real action in this process (in-process.ts).
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildZip } from '../emulator/archive.ts';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import type { GitHubEmulator } from '../emulator/github.ts';
 import type { GitHubFault } from '../emulator/github-faults.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { DEFAULT_API_KEY } from '../emulator/platform.ts';
 import { runAction, startAction } from '../emulator/runner.ts';
-import { loadPublish, type PublishRun, runInProcess } from './in-process.ts';
+import { DOMAIN, REPO, errorLine, useEmulators } from './emulators.ts';
+import { runInProcess } from './in-process.ts';
 
-const REPO = 'acme/deploy';
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let publish: PublishRun;
-beforeAll(async () => {
-  platform = await startPlatformEmulator();
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
+const { platform, github, publish, proposing, env } = useEmulators();
 
 /** A values file of `keys` settings of another chart, each `padding` characters longer, then the static export block. */
 function valuesFile(keys: number, padding = 0): string {
@@ -44,19 +33,9 @@ async function withGitHub<T>(values: string, faults: GitHubFault[], use: (github
   github.clearFaults();
   github.requests.length = 0;
   for (const fault of faults) github.addFault(fault);
-  const inputs = {
-    'api-key': DEFAULT_API_KEY,
-    'api-url': platform.url,
-    domain: 'docs.example.com',
-    'job-id': platform.seedExportJob({ domain: 'docs.example.com' }),
-    'github-token': 'ghs_emulator_token',
-    'config-path': 'deploy/values.yaml',
-    'pr-labels': 'docs'
-  };
-  return use(github, inputs, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO });
+  return use(github, proposing({ 'job-id': platform.seedExportJob({ domain: DOMAIN }), 'pr-labels': 'docs' }), env(REPO));
 }
 
-const errorLine = (log: string) => log.split('\n').find((line) => line.startsWith('::error::'));
 
 describe('a large values file', () => {
   it('over 1 MB is refused before anything is proposed, saying what to do', async () => {
@@ -105,7 +84,7 @@ describe('waits that end on cancel and by the deadline', () => {
   it("a GitHub attempt cut by request-timeout is not retried past the step's timeout", async () => {
     const faults: GitHubFault[] = [{ kind: 'slow', operation: 'repos.get', times: 10, value: 5000 }];
     await withGitHub(valuesFile(10), faults, async (_github, inputs, env) => {
-      const run = await runInProcess(publish, { ...inputs, 'request-timeout': '2s', timeout: '4s' }, env);
+      const run = await runInProcess(publish, { ...inputs, timeout: '4s' }, env, { knobs: { requestTimeoutMs: 2000 } });
       expect(run.code).toBe(1);
       expect(errorLine(run.log)).toMatch(/GitHub did not answer GET \/repos\/acme\/deploy within \d s \(request-timeout\), and the step's timeout leaves no time to retry\. Raise timeout, or run again\./);
     });

@@ -4,46 +4,30 @@
 //
 // The real action runs in this process (in-process.ts) on a short beat; the README's workflows run
 // it through dist/index.js (readme-workflows.e2e).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { DEFAULT_API_KEY, startPlatformEmulator } from '../emulator/platform.ts';
+import { REPO, TOKEN, useEmulators } from './emulators.ts';
 import { valuesFixture } from './fixture-values.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { runInProcess } from './in-process.ts';
 
-const REPO = 'acme/deploy';
-const TOKEN = 'ghs_emulator_token';
 /** A fixture, production's link in it served by the platform emulator. */
 const fixture = (name: string) => valuesFixture(name, `${platform.url}/bundles`);
 const realValues = (name: string) => readFileSync(`__tests__/fixtures/values-real/${name}`, 'utf8');
 const OLD_LINK = /"[^"]*\/se_3f9a2c1b8e7d4a06\/bundle\.tar\.gz\?[^"]+"/;
 
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let publish: PublishRun;
 // The platform's clock: links are signed with it, so a fixed clock gives the same link again.
 let now = Date.now();
-
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ clock: () => now });
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
+const { platform, github, publish } = useEmulators({ platform: { clock: () => now }, reset: true });
 beforeEach(() => {
   now = Date.now();
-  platform.requests.length = 0;
-  github.requests.length = 0;
   github.setPolicy({ allowActionsToCreatePullRequests: true, contentsWrite: true, pullRequestsWrite: true, protectedBranches: [] });
   github.createRepo(REPO, { 'deploy/values.yaml': fixture('values.yaml'), 'deploy/values.json': fixture('values-4-spaces.json'), 'README.md': '# deploy\n' });
 });
 
 const env = { GITHUB_REPOSITORY: REPO };
 const run = (inputs: Record<string, string>) =>
-  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': 'deploy/values.yaml', ...QUICK_POLLS, ...inputs }, env);
+  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': 'deploy/values.yaml', ...inputs }, env);
 const writes = () => github.requests.filter((r) => r.method !== 'GET');
 
 describe('the configuration pull request', () => {
@@ -221,7 +205,7 @@ describe('nothing is written when it should not be', () => {
     try {
       const result = await runInProcess(
         publish,
-        { 'api-key': DEFAULT_API_KEY, 'api-url': live.url, 'github-token': TOKEN, 'config-path': 'deploy/values.yaml', domain: 'docs.example.com', ...QUICK_POLLS },
+        { 'api-key': DEFAULT_API_KEY, 'api-url': live.url, 'github-token': TOKEN, 'config-path': 'deploy/values.yaml', domain: 'docs.example.com' },
         env
       );
       expect(result.code).toBe(1);

@@ -2,39 +2,19 @@
 // and changed link to the site, and a comparison that is still reading production's export stops on
 // a cancel or by the step's timeout, with nothing left in the runner's temp folder. The real publish action runs in this process (in-process.ts); the cancel runs through
 // dist/index.js, since a signal needs a process of its own.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
+import { readdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type SiteSpec, bundleFormats, pageFiles, siteFiles } from '../emulator/archive.ts';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { DEFAULT_API_KEY } from '../emulator/platform.ts';
 import { startAction } from '../emulator/runner.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { DOMAIN, REPO, useEmulators, useTempDir } from './emulators.ts';
+import { runInProcess } from './in-process.ts';
 
-const REPO = 'acme/deploy';
-const DOMAIN = 'docs.example.com';
 const PROFILE = { queuedMs: 50, runMs: 300 };
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let temp: string;
-let publish: PublishRun;
-
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: PROFILE, linkTtlSeconds: 7 * 24 * 3600 });
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
-beforeEach(() => {
-  temp = mkdtempSync(join(tmpdir(), 'content-stream-'));
-});
-afterAll(() => rmSync(temp, { recursive: true, force: true }));
+const { platform, github, publish, proposing: inputs, env: runnerEnv } = useEmulators({ platform: { profile: PROFILE, linkTtlSeconds: 7 * 24 * 3600 } });
+const temp = useTempDir('content-stream-');
 
 const values = (bundleUrl: string) => `staticExport:\n  enabled: true\n  bundleUrl: "${bundleUrl}"\n`;
 
@@ -46,16 +26,7 @@ async function deploy(site: SiteSpec): Promise<void> {
   github.createRepo(REPO, { 'deploy/values.yaml': values(((await answer.json()) as { bundleUrl: string }).bundleUrl) });
 }
 
-const inputs = (extra: Record<string, string> = {}) => ({
-  'api-key': DEFAULT_API_KEY,
-  'api-url': platform.url,
-  domain: DOMAIN,
-  'config-path': 'deploy/values.yaml',
-  'github-token': 'ghs_emulator_token',
-  ...QUICK_POLLS,
-  ...extra
-});
-const env = () => ({ GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO, RUNNER_TEMP: temp });
+const env = () => ({ ...runnerEnv(REPO), RUNNER_TEMP: temp() });
 
 /** The step exports `site` anew (its own build id) and proposes it. */
 function exportAndPropose(site: SiteSpec, extra: Record<string, string> = {}) {
@@ -136,7 +107,7 @@ describe('a comparison stops when the step stops', () => {
       expect(run.log).toContain('Received SIGTERM');
       // Ended by its own wind-down, not by the runtime's 2 s grace timer, whatever the machine's load:
       // a process ended by that timer would leave production's half-read export in the runner's temp folder.
-      expect(readdirSync(temp)).toEqual([]);
+      expect(readdirSync(temp())).toEqual([]);
       expect(github.pulls(REPO)).toEqual([]);
     } finally {
       await host.close();
@@ -153,7 +124,7 @@ describe('a comparison stops when the step stops', () => {
       const run = await runInProcess(publish, inputs({ timeout: '5s' }), env());
       expect(run.code).toBe(1);
       expect(run.log).toContain("::error::The new export was read, but production's export, read beside it to compare the pages, did not finish within the step's timeout (5 s); nothing was proposed. Raise timeout.");
-      expect(readdirSync(temp)).toEqual([]);
+      expect(readdirSync(temp())).toEqual([]);
       expect(github.pulls(REPO)).toEqual([]);
     } finally {
       await host.close();

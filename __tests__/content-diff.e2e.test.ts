@@ -3,43 +3,22 @@
 // (pages added, removed, edited), each export with its own build id in every page; the step compares
 // them page by page, shows the result in the pull request and the summary, and refuses an export
 // that lost most of the site before anything is proposed.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type SiteSpec, bundleFormats, pageFiles, siteFiles } from '../emulator/archive.ts';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { DEFAULT_API_KEY } from '../emulator/platform.ts';
+import { DOMAIN, REPO, WEEK_S as WEEK_SECONDS, useEmulators, useTempDir } from './emulators.ts';
+import { runInProcess } from './in-process.ts';
 
-const REPO = 'acme/deploy';
-const DOMAIN = 'docs.example.com';
 const PROFILE = { queuedMs: 50, runMs: 300 };
-const WEEK_SECONDS = 7 * 24 * 3600;
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let files: StaticFileServer;
-let temp: string;
-let publish: PublishRun;
-
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: PROFILE });
-  github = await startGitHubEmulator();
-  files = await startStaticFileServer();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-  await files.close();
-});
+const { platform, github, storage: files, publish, proposing, env } = useEmulators({ platform: { profile: PROFILE }, storage: true });
+const temp = useTempDir('content-diff-');
 beforeEach(() => {
   platform.requests.length = 0;
   github.requests.length = 0;
   // A week, as S3 allows at most: production's link is far from expiry unless a test says otherwise.
   platform.linkTtlSeconds = WEEK_SECONDS;
-  temp = mkdtempSync(join(tmpdir(), 'content-diff-'));
 });
 
 const values = (bundleUrl: string) => `staticExport:\n  enabled: true\n  bundleUrl: "${bundleUrl}"\n`;
@@ -57,15 +36,11 @@ async function deploy(site: SiteSpec): Promise<{ jobId: string; link: string }> 
 /** The step exports `site` anew (its own build id) and proposes it. */
 function exportAndPropose(site: SiteSpec | undefined, extra: Record<string, string> = {}) {
   platform.profile = { ...PROFILE, site };
-  return runInProcess(
-    publish,
-    { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: DOMAIN, 'config-path': 'deploy/values.yaml', 'github-token': 'ghs_emulator_token', ...QUICK_POLLS, ...extra },
-    { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO, RUNNER_TEMP: temp }
-  );
+  return runInProcess(publish, proposing(extra), { ...env(REPO), RUNNER_TEMP: temp() });
 }
 
 // The report stays in the runner's temporary folder for a later step (the root action passes on content-diff, the counts).
-const REPORT = () => join(temp, 'static-export-content-diff.json');
+const REPORT = () => join(temp(), 'static-export-content-diff.json');
 const report = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown> & { counts: Record<string, number> };
 const writes = () => github.requests.filter((r) => r.method !== 'GET');
 const tenPages = pageFiles(10);
@@ -199,5 +174,3 @@ describe('content diff against production', () => {
     expect(platform.requests).toEqual([]);
   });
 });
-
-afterAll(() => rmSync(temp, { recursive: true, force: true }));

@@ -2,38 +2,15 @@
 // one base, and every person's decision stands (issue 32). A person's edit on the base next to the action's lines, two
 // base branches, an accepted page loss renewed, a pull request closed without merging, and a branch
 // the action did not make, each against the platform and GitHub emulators on loopback.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { type SiteSpec, pageFiles } from '../emulator/archive.ts';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { BRANCH, DOMAIN, PATH, REPO, useEmulators, useTempDir } from './emulators.ts';
 import { finishedExport } from './finished-export.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess, startInProcess } from './in-process.ts';
+import { runInProcess, startInProcess } from './in-process.ts';
 import { readSetting } from '../src/values/values-file.ts';
 
-const REPO = 'acme/deploy';
-const PATH = 'deploy/values.yaml';
-const BRANCH = 'static-export/deploy-values.yaml';
-const DOMAIN = 'docs.example.com';
-
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let temp: string;
-let publish: PublishRun;
-
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: { queuedMs: 0, runMs: 0 } });
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-  temp = mkdtempSync(join(tmpdir(), 'decisions-'));
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-  rmSync(temp, { recursive: true, force: true });
-});
+const { platform, github, publish, proposing, env } = useEmulators({ platform: { profile: { queuedMs: 0, runMs: 0 } } });
+const temp = useTempDir('decisions-', { each: false });
 beforeEach(() => {
   platform.linkTtlSeconds = 7 * 24 * 3600;
   platform.profile = { queuedMs: 0, runMs: 0 };
@@ -45,12 +22,7 @@ const values = (link: string) => `# Docs deployment\nreplicaCount: 2\n\nstaticEx
 /** An export the platform has finished, of `site`; its fresh link. */
 const exported = (site?: SiteSpec) => finishedExport(platform, DOMAIN, site);
 
-const run = (inputs: Record<string, string>) =>
-  runInProcess(
-    publish,
-    { ...QUICK_POLLS, 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, ...inputs },
-    { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO, RUNNER_TEMP: temp }
-  );
+const run = (inputs: Record<string, string>) => runInProcess(publish, proposing(inputs), { ...env(REPO), RUNNER_TEMP: temp() });
 const push = (jobId: string, extra: Record<string, string> = {}) => run({ 'job-id': jobId, ...extra });
 const setting = (ref: string, name: string) => readSetting(PATH, github.fileAt(REPO, ref, PATH)!, 'staticExport', name);
 const openPulls = () => github.pulls(REPO).filter((pull) => pull.state === 'open');
@@ -107,11 +79,7 @@ describe('the facts are read before the export, and read again when the base mov
   it('a change merged into the base while the export ran: the pull request is built on the base as it is after the export', async () => {
     github.createRepo(REPO, { [PATH]: values((await exported()).link) });
     platform.profile = { queuedMs: 0, runMs: 300 };
-    const started = startInProcess(
-      publish,
-      { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, ...QUICK_POLLS },
-      { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO, RUNNER_TEMP: temp }
-    );
+    const started = startInProcess(publish, proposing(), { ...env(REPO), RUNNER_TEMP: temp() });
     await started.waitFor('Started export job');
     const onBase = github.fileAt(REPO, 'main', PATH)!.replace('enabled: true', 'enabled: false');
     const moved = github.commitOnBranch(REPO, 'main', { [PATH]: onBase }, 'Turned off while the export ran');

@@ -1,39 +1,19 @@
 // download-path, with the real publish action in this process (in-process.ts). The bundle the emulator serves is downloaded,
 // checked and unpacked where a later step (upload-pages-artifact, a deploy) finds it.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { buildTar, buildZip, defaultSiteFiles } from '../emulator/archive.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { useEmulators, useTempDir } from './emulators.ts';
+import { runInProcess } from './in-process.ts';
 
-let emulator: PlatformEmulator;
-let workspace: string;
-let github: GitHubEmulator;
-let publish: PublishRun;
+// No test here proposes a change; the action loads its GitHub client all the same.
+const { platform: emulator, publish, inputs } = useEmulators({ platform: { profile: { queuedMs: 50, runMs: 300 } }, reset: true });
+const workspace = useTempDir('workspace-');
 
-beforeAll(async () => {
-  emulator = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 } });
-  // No test here proposes a change; the action loads its GitHub client all the same.
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await emulator.close();
-  await github.close();
-});
-beforeEach(() => {
-  emulator.requests.length = 0;
-  workspace = mkdtempSync(join(tmpdir(), 'workspace-'));
-});
-afterEach(() => rmSync(workspace, { recursive: true, force: true }));
-
-const run = (inputs: Record<string, string>) =>
-  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': emulator.url, domain: 'docs.example.com', ...QUICK_POLLS, ...inputs }, { GITHUB_WORKSPACE: workspace });
+const run = (extra: Record<string, string>) => runInProcess(publish, inputs(extra), { GITHUB_WORKSPACE: workspace() });
 
 const filesUnder = (dir: string, prefix = ''): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -44,7 +24,7 @@ describe('download-path', () => {
   it('unpacks the bundle into the workspace and reports its path, file count and checksum', async () => {
     const result = await run({ 'download-path': 'site' });
     expect(result.code).toBe(0);
-    const site = join(workspace, 'site');
+    const site = join(workspace(), 'site');
     expect(result.outputs['bundle-path']).toBe(site);
     const files = filesUnder(site).sort();
     expect(files).toContain('index.html');
@@ -64,24 +44,24 @@ describe('download-path', () => {
     expect(result.summary).toContain(`<th>Files</th><td>${files.length} (`);
     expect(result.summary).toContain(`<code>${sha256}</code>`);
     // Nothing but the site is left in the workspace: no staging folder, no temp archive.
-    expect(readdirSync(workspace)).toEqual(['site']);
+    expect(readdirSync(workspace())).toEqual(['site']);
   });
 
   it('unpacks a zip bundle too, whatever the link calls it', async () => {
     const jobId = emulator.seedExportJob({ domain: 'docs.example.com', archive: buildZip(defaultSiteFiles('docs.example.com', 12)) });
     const result = await run({ 'job-id': jobId, 'download-path': 'site' });
     expect(result.code).toBe(0);
-    expect(filesUnder(join(workspace, 'site'))).toContain('index.html');
+    expect(filesUnder(join(workspace(), 'site'))).toContain('index.html');
   });
 
   it('refuses a directory that holds files, before any request', async () => {
-    mkdirSync(join(workspace, 'site'));
-    writeFileSync(join(workspace, 'site', 'keep.txt'), 'mine');
+    mkdirSync(join(workspace(), 'site'));
+    writeFileSync(join(workspace(), 'site', 'keep.txt'), 'mine');
     const result = await run({ 'download-path': 'site' });
     expect(result.code).toBe(1);
     expect(result.log).toContain("::error::download-path 'site' already exists and is not empty (keep.txt).");
     expect(emulator.requests).toEqual([]);
-    expect(readdirSync(join(workspace, 'site'))).toEqual(['keep.txt']);
+    expect(readdirSync(join(workspace(), 'site'))).toEqual(['keep.txt']);
   });
 
   it('refuses links over the folders an earlier entry implies (d/e/g/L2/evil.txt, then d/e/g/L2 -> ../../.., then d/e -> ..), and writes nothing outside', async () => {
@@ -98,7 +78,7 @@ describe('download-path', () => {
     expect(result.code).toBe(1);
     expect(result.log).toContain("::error::The bundle holds a link 'd/e/g/L2' where its earlier entry 'd/e/g/L2/evil.txt' needs a folder 'd/e/g/L2'");
     // Not the site, not a staging folder, not the file two levels above it.
-    expect(filesUnder(workspace)).toEqual([]);
+    expect(filesUnder(workspace())).toEqual([]);
   });
 
   it('refuses a bundle without index.html, leaves nothing behind, and proposes nothing', async () => {
@@ -106,8 +86,8 @@ describe('download-path', () => {
     const result = await run({ 'job-id': jobId, 'download-path': 'site' });
     expect(result.code).toBe(1);
     expect(result.log).toMatch(/::error::.*index\.html/);
-    expect(existsSync(join(workspace, 'site'))).toBe(false);
-    expect(readdirSync(workspace)).toEqual([]);
+    expect(existsSync(join(workspace(), 'site'))).toBe(false);
+    expect(readdirSync(workspace())).toEqual([]);
     expect(result.summary).toContain('exported, but a later step failed');
   });
 });

@@ -2,39 +2,29 @@
 // count holds everywhere (the job's, the archive's pages and the deployment's), and each export of a
 // domain adds, removes and edits a few pages, which the action's own content diff sees as such. A
 // test that needs the old fixed pages or one-hour links asks for them.
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { Parser, type ReadEntry } from 'tar';
 import { THREE_PAGE_SITE, siteFiles } from '../emulator/archive.ts';
 import { parseCliOptions } from '../emulator/cli.ts';
 import { DEFAULT_SITE_CHANGES, LivingSites, NO_SITE_CHANGES } from '../emulator/living-site.ts';
-import { DEFAULT_API_KEY, type EmulatorOptions, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { DEFAULT_API_KEY } from '../emulator/platform.ts';
 import { SiteComparer } from '../src/content/compare.ts';
+import { usePlatformPerTest } from './emulators.ts';
 
 const T0 = Date.parse('2026-11-21T23:01:02.000Z');
 const DAY_MS = 86_400_000;
-let now = T0;
-let platform: PlatformEmulator | undefined;
 
-afterEach(async () => {
-  await platform?.close();
-  platform = undefined;
-});
-
-async function start(options: EmulatorOptions = {}): Promise<PlatformEmulator> {
-  now = T0;
-  platform = await startPlatformEmulator({ clock: () => now, ...options });
-  return platform;
-}
+const { clock, start, started } = usePlatformPerTest(T0);
 
 async function api(path: string, method = 'GET', body?: unknown): Promise<Record<string, unknown>> {
-  const answer = await fetch(`${platform!.url}${path}`, { method, headers: { authorization: `Bearer ${DEFAULT_API_KEY}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const answer = await fetch(`${started().url}${path}`, { method, headers: { authorization: `Bearer ${DEFAULT_API_KEY}` }, body: body === undefined ? undefined : JSON.stringify(body) });
   return (await answer.json()) as Record<string, unknown>;
 }
 
 /** An export of `domain` run to its end on the fake clock: its status, link and the page files of its archive. */
 async function exportOf(domain: string): Promise<{ status: Record<string, unknown>; bundle: Record<string, unknown>; pages: Map<string, string> }> {
   const { jobId } = await api('/v1/static-export/jobs', 'POST', { domain });
-  now += 60_000;
+  clock.now += 60_000;
   const status = await api(`/v1/static-export/jobs/${String(jobId)}`);
   const bundle = await api(`/v1/static-export/jobs/${String(jobId)}/bundle`, 'POST');
   const archive = Buffer.from(await (await fetch(String(bundle.bundleUrl))).arrayBuffer());
@@ -77,15 +67,15 @@ describe('the platform emulator, started with no options', () => {
   it('signs links for 7 days, as S3 allows at most', async () => {
     await start();
     const { bundle } = await exportOf('docs.example.com');
-    expect(bundle.expiresAt).toBe(new Date(Math.floor(now / 1000) * 1000 + 7 * DAY_MS).toISOString());
+    expect(bundle.expiresAt).toBe(new Date(Math.floor(clock.now / 1000) * 1000 + 7 * DAY_MS).toISOString());
     expect(String(bundle.bundleUrl)).toContain('&X-Amz-Expires=604800&');
   });
 
   it('states one page count: the job, the pages in its archive and the deployment that published them', async () => {
     await start({ deployments: { deployMs: 1000 } });
-    platform!.deployments.push('main', 'a'.repeat(40));
+    started().deployments.push('main', 'a'.repeat(40));
     const { statusId } = await api('/v1/project/update/proj_docs', 'POST');
-    now += 5_000;
+    clock.now += 5_000;
     const deployment = await api(`/v1/project/update-status/${String(statusId)}`);
     const { status, pages } = await exportOf('docs.example.com');
     expect(status).toMatchObject({ status: 'completed', pageCount: 120 });
@@ -118,7 +108,7 @@ describe('the platform emulator, started with no options', () => {
     const first = await exportOf('docs.example.com');
     const second = await exportOf('docs.example.com');
     expect(compare(first.pages, second.pages)).toMatchObject({ added: [], removed: [], changed: [], unchanged: 120 });
-    platform!.profile = { queuedMs: 0, runMs: 1000, site: THREE_PAGE_SITE };
+    started().profile = { queuedMs: 0, runMs: 1000, site: THREE_PAGE_SITE };
     const small = await exportOf('docs.example.com');
     expect(small.status.pageCount).toBe(3);
     expect([...small.pages.keys()]).toEqual(['index.html', 'guides/getting-started.html', 'api-reference/introduction.html']);

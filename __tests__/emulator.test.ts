@@ -1,30 +1,18 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { gunzipSync } from 'node:zlib';
 import { THREE_PAGE_SITE } from '../emulator/archive.ts';
-import { startPlatformEmulator } from '../emulator/platform.ts';
-import type { EmulatorOptions, FeedbackEntry, PlatformEmulator } from '../emulator/platform.ts';
+import type { FeedbackEntry } from '../emulator/platform.ts';
 import { startFromArgs } from '../emulator/cli.ts';
 import { parseGitHubFault } from '../emulator/github-faults.ts';
 import { offContract } from './contract.ts';
+import { usePlatformPerTest } from './emulators.ts';
 
 const KEY = 'mint_test_admin_key';
 const T0 = Date.parse('2026-11-21T23:01:02.000Z');
 
 // A fake clock: job state is computed from it, so tests move time instead of waiting.
-let now = T0;
-let emulator: PlatformEmulator | undefined;
-
-afterEach(async () => {
-  await emulator?.close();
-  emulator = undefined;
-});
-
-async function start(options: EmulatorOptions = {}): Promise<PlatformEmulator> {
-  now = T0;
-  emulator = await startPlatformEmulator({ clock: () => now, ...options });
-  return emulator;
-}
+const { clock, start, started } = usePlatformPerTest(T0);
 
 interface Reply {
   status: number;
@@ -38,7 +26,7 @@ async function api(path: string, init: { method?: string; body?: unknown; rawBod
   if (key !== null) headers.authorization = `Bearer ${key}`;
   const body = init.rawBody ?? (init.body === undefined ? undefined : JSON.stringify(init.body));
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${emulator!.url}${path}`, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  const response = await fetch(`${started().url}${path}`, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
   const text = await response.text();
   const isJson = response.headers.get('content-type')?.includes('json') ?? false;
   return { status: response.status, headers: response.headers, body: isJson ? JSON.parse(text) : text };
@@ -76,16 +64,16 @@ describe('static export', () => {
     expect(started.body).not.toHaveProperty('error');
     const jobId: string = started.body.jobId;
 
-    now = T0 + 300 + 500;
+    clock.now = T0 + 300 + 500;
     const early = (await api(`/v1/static-export/jobs/${jobId}`)).body;
     expect(early).toMatchObject({ status: 'running', progress: 25, pageCount: 30 });
-    now = T0 + 300 + 1000;
+    clock.now = T0 + 300 + 1000;
     const later = (await api(`/v1/static-export/jobs/${jobId}`)).body;
-    expect(later).toMatchObject({ status: 'running', progress: 50, pageCount: 60, updatedAt: new Date(now).toISOString() });
+    expect(later).toMatchObject({ status: 'running', progress: 50, pageCount: 60, updatedAt: new Date(clock.now).toISOString() });
     expect(Date.parse(later.updatedAt)).toBeGreaterThan(Date.parse(early.updatedAt));
     expect(platform.exportJobs.get(jobId)?.finishedAt).toBeUndefined();
 
-    now = T0 + 2300 + 40;
+    clock.now = T0 + 2300 + 40;
     const done = (await api(`/v1/static-export/jobs/${jobId}`)).body;
     expect(done).toMatchObject({ status: 'completed', progress: 100, pageCount: 120, updatedAt: new Date(T0 + 2300).toISOString() });
     expect(platform.exportJobs.get(jobId)).toMatchObject({ domain: 'docs.example.com', version: '2024-06-01', finishedAt: T0 + 2300 });
@@ -124,11 +112,11 @@ describe('static export', () => {
 
   it('answers 403 for an expired or altered link, and a fresh generate works again', async () => {
     await start({ linkTtlSeconds: 60 });
-    const jobId = emulator!.seedExportJob({ domain: 'docs.example.com' });
+    const jobId = started().seedExportJob({ domain: 'docs.example.com' });
     const { bundleUrl, expiresAt } = (await api(`/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST' })).body;
     expect(expiresAt).toBe(new Date(T0 + 60_000).toISOString());
 
-    now = T0 + 60_000;
+    clock.now = T0 + 60_000;
     const expired = await fetch(bundleUrl);
     expect(expired.status).toBe(403);
     const xml = await expired.text();
@@ -160,13 +148,13 @@ describe('static export', () => {
     expect((await api('/v1/static-export/jobs', { body: { domain: 'docs.example.com', paths: ['index', ''] } })).status).toBe(400);
     expect((await api('/v1/static-export/jobs', { body: { domain: 'docs.example.com', paths: 'index' } })).status).toBe(400);
     expect((await api('/v1/static-export/jobs', { rawBody: '{"domain":' })).status).toBe(400);
-    expect(emulator!.exportJobs.size).toBe(0);
+    expect(started().exportJobs.size).toBe(0);
 
     expect(await api('/v1/static-export/jobs/se_0000000000000000')).toMatchObject({ status: 404, body: { error: 'Job not found' } });
     expect((await api('/v1/static-export/jobs/se_0000000000000000/bundle', { method: 'POST' })).status).toBe(404);
     const { jobId } = (await api('/v1/static-export/jobs', { body: { domain: 'acme.mintlify.app', paths: ['index'] } })).body;
     expect(await api(`/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST' })).toMatchObject({ status: 409, body: { error: 'Job has not finished yet' } });
-    expect(emulator!.requests.every((request) => request.status !== 0)).toBe(true);
+    expect(started().requests.every((request) => request.status !== 0)).toBe(true);
   });
 
   it('answers 403 when static export is not enabled for the organization', async () => {
@@ -181,9 +169,9 @@ describe('static export', () => {
     offContract(/\/status must be equal to one of the allowed values/);
     await start({ profile: { queuedMs: 0, runMs: 1000, failAt: 50, error: 'Rendering failed on page /guides/broken: boom' } });
     const failing = (await api('/v1/static-export/jobs', { body: { domain: 'docs.example.com' } })).body.jobId;
-    now = T0 + 400;
+    clock.now = T0 + 400;
     expect((await api(`/v1/static-export/jobs/${failing}`)).body).toMatchObject({ status: 'running', progress: 40 });
-    now = T0 + 600;
+    clock.now = T0 + 600;
     expect((await api(`/v1/static-export/jobs/${failing}`)).body).toMatchObject({
       status: 'failed',
       progress: 50,
@@ -194,29 +182,29 @@ describe('static export', () => {
     const bundle = await api(`/v1/static-export/jobs/${failing}/bundle`, { method: 'POST' });
     expect(bundle.status).toBe(409);
     expect(bundle.body.error).toMatch(/failed/);
-    expect(emulator!.exportJobs.get(failing)?.finishedAt).toBe(T0 + 500);
+    expect(started().exportJobs.get(failing)?.finishedAt).toBe(T0 + 500);
 
-    emulator!.profile = { queuedMs: 0, runMs: 1000, stall: { at: 30, forMs: 1000 }, runningWord: 'rendering' };
-    now = T0;
+    started().profile = { queuedMs: 0, runMs: 1000, stall: { at: 30, forMs: 1000 }, runningWord: 'rendering' };
+    clock.now = T0;
     const stalled = (await api('/v1/static-export/jobs', { body: { domain: 'docs.example.com' } })).body.jobId;
     const progressAt = async (ms: number): Promise<Reply['body']> => {
-      now = T0 + ms;
+      clock.now = T0 + ms;
       return (await api(`/v1/static-export/jobs/${stalled}`)).body;
     };
     expect(await progressAt(600)).toMatchObject({ status: 'rendering', progress: 30, updatedAt: new Date(T0 + 300).toISOString() });
     expect(await progressAt(1200)).toMatchObject({ status: 'rendering', progress: 30, updatedAt: new Date(T0 + 300).toISOString() });
     expect(await progressAt(1300)).toMatchObject({ status: 'completed', progress: 100 });
 
-    emulator!.profile = { queuedMs: 0, runMs: 1000, resetAt: 50 };
-    now = T0;
+    started().profile = { queuedMs: 0, runMs: 1000, resetAt: 50 };
+    clock.now = T0;
     const retried = (await api('/v1/static-export/jobs', { body: { domain: 'docs.example.com' } })).body.jobId;
     const seen: number[] = [];
     for (const ms of [450, 550, 900, 1400]) {
-      now = T0 + ms;
+      clock.now = T0 + ms;
       seen.push((await api(`/v1/static-export/jobs/${retried}`)).body.progress);
     }
     expect(seen).toEqual([45, 5, 40, 90]);
-    now = T0 + 1500;
+    clock.now = T0 + 1500;
     expect((await api(`/v1/static-export/jobs/${retried}`)).body.status).toBe('completed');
   });
 });
@@ -224,8 +212,8 @@ describe('static export', () => {
 describe('faults', () => {
   it('answers a 429 fault with Retry-After, then handles the next request', async () => {
     await start();
-    const jobId = emulator!.seedExportJob({ domain: 'docs.example.com' });
-    emulator!.addFault({ route: 'status', kind: '429', retryAfterSeconds: 7 });
+    const jobId = started().seedExportJob({ domain: 'docs.example.com' });
+    started().addFault({ route: 'status', kind: '429', retryAfterSeconds: 7 });
     const limited = await api(`/v1/static-export/jobs/${jobId}`);
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('7');
@@ -234,49 +222,48 @@ describe('faults', () => {
 
   it('does not create a job when the start answers 500, and counts `times`', async () => {
     await start();
-    emulator!.addFault({ route: 'start', kind: '500', times: 2 });
+    started().addFault({ route: 'start', kind: '500', times: 2 });
     expect((await api('/v1/static-export/jobs', { body: { domain: 'docs.example.com' } })).status).toBe(500);
     expect((await api('/v1/static-export/jobs', { body: { domain: 'docs.example.com' } })).body).toEqual({ error: 'Internal server error' });
-    expect(emulator!.exportJobs.size).toBe(0);
+    expect(started().exportJobs.size).toBe(0);
     expect((await api('/v1/static-export/jobs', { body: { domain: 'docs.example.com' } })).status).toBe(202);
   });
 
   it('drops the connection for a drop fault', async () => {
     await start();
-    emulator!.addFault({ route: 'any', kind: 'drop' });
+    started().addFault({ route: 'any', kind: 'drop' });
     await expect(api('/v1/static-export/jobs', { body: { domain: 'docs.example.com' } })).rejects.toThrow();
-    expect(emulator!.requests[0]).toMatchObject({ route: 'start', status: 0 });
-    expect(emulator!.exportJobs.size).toBe(0);
+    expect(started().requests[0]).toMatchObject({ route: 'start', status: 0 });
+    expect(started().exportJobs.size).toBe(0);
   });
 
   it('hangs for a hang fault, and close() still returns at once', async () => {
     await start();
-    emulator!.addFault({ route: 'status', kind: 'hang' });
+    started().addFault({ route: 'status', kind: 'hang' });
     const pending = api('/v1/static-export/jobs/se_0000000000000000').then(
       () => 'answered',
       () => 'failed'
     );
-    await waitFor(() => emulator!.requests.length === 1);
+    await waitFor(() => started().requests.length === 1);
     // A close that waited for the pending request would never end (the test's timeout says so).
-    await emulator!.close();
-    emulator = undefined;
+    await started().close();
     expect(await pending).toBe('failed');
   });
 
   it('takes faults and reports requests and jobs through the control API', async () => {
     await start();
-    const faultReply = await fetch(`${emulator!.url}/_emulator/faults`, { method: 'POST', body: JSON.stringify({ route: 'bundle', kind: '409' }) });
+    const faultReply = await fetch(`${started().url}/_emulator/faults`, { method: 'POST', body: JSON.stringify({ route: 'bundle', kind: '409' }) });
     expect(faultReply.status).toBe(204);
-    const jobId = emulator!.seedExportJob({ domain: 'docs.example.com' });
+    const jobId = started().seedExportJob({ domain: 'docs.example.com' });
     expect((await api(`/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST' })).status).toBe(409);
     expect((await api(`/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST' })).status).toBe(200);
 
-    const requests = (await (await fetch(`${emulator!.url}/_emulator/requests`)).json()) as unknown[];
+    const requests = (await (await fetch(`${started().url}/_emulator/requests`)).json()) as unknown[];
     expect(requests).toHaveLength(2);
     expect(requests[0]).toEqual({ method: 'POST', path: `/v1/static-export/jobs/${jobId}/bundle`, query: '', route: 'bundle', status: 409, at: T0 });
-    const jobs = (await (await fetch(`${emulator!.url}/_emulator/jobs`)).json()) as unknown[];
+    const jobs = (await (await fetch(`${started().url}/_emulator/jobs`)).json()) as unknown[];
     expect(jobs).toEqual([expect.objectContaining({ jobId, domain: 'docs.example.com', status: 'completed', finishedAt: T0 })]);
-    expect((await fetch(`${emulator!.url}/_emulator/faults`, { method: 'POST', body: '{"route":"nowhere","kind":"500"}' })).status).toBe(400);
+    expect((await fetch(`${started().url}/_emulator/faults`, { method: 'POST', body: '{"route":"nowhere","kind":"500"}' })).status).toBe(400);
   });
 });
 
@@ -294,7 +281,7 @@ describe('agent jobs', () => {
       prLink: null,
       archivedAt: null
     });
-    now = T0 + 1500;
+    clock.now = T0 + 1500;
     const done = (await api(`/v2/agent/proj_1/job/${created.body.id}`)).body;
     expect(done.status).toBe('completed');
     expect(done.source.ref).toMatch(/^mintlify\/agent-/);
@@ -306,8 +293,8 @@ describe('agent jobs', () => {
 
   it('reports no-change and failed outcomes of seeded jobs', async () => {
     await start();
-    const unchanged = emulator!.seedAgentJob({ projectId: 'proj_1', outcome: 'no-change', runMs: 0 });
-    const failed = emulator!.seedAgentJob({ projectId: 'proj_1', outcome: 'failed', runMs: 0 });
+    const unchanged = started().seedAgentJob({ projectId: 'proj_1', outcome: 'no-change', runMs: 0 });
+    const failed = started().seedAgentJob({ projectId: 'proj_1', outcome: 'failed', runMs: 0 });
     expect((await api(`/v2/agent/proj_1/job/${unchanged}`)).body).toMatchObject({ status: 'completed', prLink: null });
     expect((await api(`/v2/agent/proj_1/job/${failed}`)).body).toMatchObject({ status: 'failed', prLink: null });
   });
@@ -315,12 +302,12 @@ describe('agent jobs', () => {
   it('answers 429 with Retry-After over the hourly create limit', async () => {
     await start({ agent: { createLimitPerHour: 2 } });
     for (let i = 0; i < 2; i++) expect((await api('/v2/agent/proj_1/job', { body: { prompt: `task ${i}` } })).status).toBe(201);
-    now = T0 + 60_000;
+    clock.now = T0 + 60_000;
     const limited = await api('/v2/agent/proj_1/job', { body: { prompt: 'one too many' } });
     expect(limited).toMatchObject({ status: 429, body: { error: 'Rate limit exceeded: 2 agent jobs per project per hour' } });
     expect(limited.headers.get('retry-after')).toBe('3540');
     expect((await api('/v2/agent/proj_2/job', { body: { prompt: 'another project' } })).status).toBe(201);
-    now = T0 + 3_600_000;
+    clock.now = T0 + 3_600_000;
     expect((await api('/v2/agent/proj_1/job', { body: { prompt: 'an hour later' } })).status).toBe(201);
   });
 });
@@ -391,8 +378,8 @@ describe('feedback by page', () => {
     const limited = await byPage('');
     expect(limited).toMatchObject({ status: 429, body: { error: 'Rate limit exceeded' } });
     expect(limited.headers.get('retry-after')).toBe('3600');
-    now = T0 + 3_600_000;
-    emulator!.addFault({ route: 'feedback', kind: '503' });
+    clock.now = T0 + 3_600_000;
+    started().addFault({ route: 'feedback', kind: '503' });
     const failed = await byPage('');
     expect(failed.status).toBe(503);
     expect(failed.body.details).toEqual([{ message: expect.any(String) }]);
@@ -572,14 +559,14 @@ describe("the platform's next static export API (apiShape)", () => {
     const busy = await api('/v1/static-export/proj_1/jobs', { method: 'POST' });
     expect(busy).toMatchObject({ status: 409, body: { error: 'A static export job is already in progress for this deployment. Wait for the active job to complete before starting a new one.' } });
     const jobId = started.body.jobId as string;
-    now = T0 + 500;
+    clock.now = T0 + 500;
     // updatedAt: when the job last changed status (it began running at 100 ms), not when a percent moved.
     expect((await api(`/v1/static-export/proj_1/jobs/${jobId}`)).body).toEqual({ jobId, status: 'running', createdAt: new Date(T0).toISOString(), updatedAt: new Date(T0 + 100).toISOString(), error: null });
-    now = T0 + 2000;
+    clock.now = T0 + 2000;
     const done = await api(`/v1/static-export/proj_1/jobs/${jobId}`);
     expect(done.body).toMatchObject({ status: 'completed', updatedAt: new Date(T0 + 1100).toISOString(), error: null, sizeBytes: expect.any(Number) });
     expect(done.body.bundleUrl).toContain(`/bundles/${jobId}/export.zip?`);
-    now = T0 + 3000;
+    clock.now = T0 + 3000;
     expect((await api(`/v1/static-export/proj_1/jobs/${jobId}`)).body.bundleUrl).not.toBe(done.body.bundleUrl);
     const archive = await fetch(done.body.bundleUrl as string);
     expect(archive.headers.get('content-type')).toBe('application/zip');
@@ -588,7 +575,7 @@ describe("the platform's next static export API (apiShape)", () => {
     expect((await api(`/v1/static-export/jobs/${jobId}/bundle`, { method: 'POST' })).status).toBe(404);
     expect((await api('/v1/static-export/proj_1/jobs', { method: 'POST' })).status).toBe(202);
     const limited = await api('/v1/static-export/proj_1/jobs', { method: 'POST' });
-    now = T0 + 10_000;
+    clock.now = T0 + 10_000;
     const limitedAgain = await api('/v1/static-export/proj_3/jobs', { method: 'POST' });
     expect([limited.status, limitedAgain.status, limitedAgain.headers.get('retry-after')]).toEqual([409, 429, null]);
     expect(limitedAgain.body).toEqual({ error: 'Rate limit exceeded. The static export API allows up to 10 job starts per organization per hour.' });

@@ -1,49 +1,29 @@
 // Every message says exactly what happened (issue 36): the real publish action runs in this process
 // (in-process.ts) against the platform and GitHub emulators, and each test reads the new text where
 // a user reads it: the log, the ::error:: line, the job summary, the pull request.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { fakeSha } from '../emulator/deployments.ts';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { POLL_LIMITS } from '../src/action/platform-inputs.ts';
+import type { ScheduleLimits } from '../src/wait/wait.ts';
+import { DEFAULT_API_KEY } from '../emulator/platform.ts';
 import { overrideDns } from './dns-override.ts';
+import { REPO, useEmulators, useTempDir } from './emulators.ts';
 import { presignedLink } from './finished-export.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { runInProcess } from './in-process.ts';
 
-const REPO = 'acme/deploy';
-const TOKEN = 'ghs_emulator_token';
 const VALUES = (link: string) => `staticExport:\n  enabled: true\n  bundleUrl: "${link}"\n`;
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let publish: PublishRun;
-let workspace: string;
-
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: { queuedMs: 20, runMs: 100 }, deployments: { branch: 'main', deployMs: 300 } });
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
+const { platform, github, publish, proposing } = useEmulators({ platform: { profile: { queuedMs: 20, runMs: 100 }, deployments: { branch: 'main', deployMs: 300 } }, reset: true });
+const workspace = useTempDir('messages-');
 beforeEach(() => {
-  platform.requests.length = 0;
   // A link of an hour, as the tests below need (the emulator's default may be longer).
   platform.linkTtlSeconds = 3600;
   platform.profile = { queuedMs: 20, runMs: 100 };
-  workspace = mkdtempSync(join(tmpdir(), 'messages-'));
   github.setPolicy({ allowActionsToCreatePullRequests: true, contentsWrite: true, pullRequestsWrite: true, protectedBranches: [] });
   github.createRepo(REPO, { 'deploy/values.yaml': VALUES('') });
 });
-afterEach(() => rmSync(workspace, { recursive: true, force: true }));
 
-const env = (extra: Record<string, string> = {}) => ({ GITHUB_REPOSITORY: REPO, GITHUB_WORKSPACE: workspace, ...extra });
-const withConfig = { 'api-key': DEFAULT_API_KEY, 'config-path': 'deploy/values.yaml', 'github-token': TOKEN, ...QUICK_POLLS };
-const run = (inputs: Record<string, string>, extraEnv: Record<string, string> = {}) =>
-  runInProcess(publish, { 'api-url': platform.url, domain: 'docs.example.com', ...withConfig, ...inputs }, env(extraEnv));
+const env = (extra: Record<string, string> = {}) => ({ GITHUB_REPOSITORY: REPO, GITHUB_WORKSPACE: workspace(), ...extra });
+const run = (inputs: Record<string, string>, extraEnv: Record<string, string> = {}) => runInProcess(publish, proposing(inputs), env(extraEnv));
 /** The summary's "What happened" paragraph. */
 const whatHappened = (summary: string) => /<p><strong>What happened:<\/strong> (.*?)<\/p>/s.exec(summary)?.[1] ?? '';
 
@@ -71,14 +51,14 @@ describe('the dry run', () => {
 
 describe('a push run', () => {
   const pushEnv = (sha: string, branch: string) => ({ GITHUB_EVENT_NAME: 'push', GITHUB_SHA: sha, GITHUB_REF: `refs/heads/${branch}` });
-  const push = (extra: Record<string, string>, sha: string, branch = 'main') =>
-    runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': 'proj_123', ...extra }, env(pushEnv(sha, branch)));
+  const push = (extra: Record<string, string>, sha: string, branch = 'main', limits?: ScheduleLimits) =>
+    runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': 'proj_123', ...extra }, env(pushEnv(sha, branch)), limits ? { knobs: { limits } } : {});
 
   it('that times out names the unit, and counts the wait for the deployment', async () => {
     const sha = fakeSha('timeout push');
     platform.deployments.push('main', sha);
     platform.profile = { queuedMs: 60_000, runMs: 60_000 };
-    const result = await push({ timeout: '2', 'min-poll-interval': '100ms', 'max-poll-interval': '300ms' }, sha);
+    const result = await push({ timeout: '2' }, sha, 'main', { floorMs: 100, ceilingMs: 300 });
     expect(result.code).toBe(1);
     expect(result.log).toMatch(
       /::error::The export job (se_\w+) did not finish within the step's timeout of 2 s \(timeout: 2\): it was queued at 0% with 0 pages after \d s of export, after \d s waiting for the platform to publish\. The job goes on on the server: re-run with job-id: \1 to pick it up, or raise timeout \(such as 30m\)\./
@@ -88,7 +68,7 @@ describe('a push run', () => {
   it('from a branch the platform does not deploy stops at the first look, before the beat', async () => {
     const sha = fakeSha('feature push');
     platform.deployments.push('feature', sha);
-    const result = await push({ 'max-poll-interval': '10s' }, sha, 'feature');
+    const result = await push({}, sha, 'feature', { ...POLL_LIMITS });
     expect(result.code).toBe(1);
     expect(result.log).toContain('::error::This run is for a push to feature, but the platform deploys main');
     const [queued] = platform.requests.filter((r) => r.route === 'deploy');

@@ -7,13 +7,14 @@
 // GitHub's second shrunk to a millisecond: its 1, 4 and 9 s retries and the waits it asks for take
 // no real time, while the log says what a user reads. Runs take turns, each on the repository made
 // anew. Two runs at the same moment need two processes: that test runs dist/index.js.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { GitHubFault } from '../emulator/github-faults.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { DEFAULT_API_KEY } from '../emulator/platform.ts';
 import { type ActionRun, runAction } from '../emulator/runner.ts';
 import { valuesFixture } from './fixture-values.ts';
-import { inTurn, loadPublish, type PublishRun, runInProcess } from './in-process.ts';
+import { useEmulators } from './emulators.ts';
+import { inTurn, runInProcess } from './in-process.ts';
 import { parse } from 'yaml';
 
 const BUNDLE = 'dist/index.js';
@@ -25,19 +26,10 @@ let VALUES: string;
 /** The calls of a run that opens a new pull request with a label, in order. */
 const NEW_PR_CALLS = 10;
 
-let platform: PlatformEmulator;
-let shared: GitHubEmulator;
-let publish: PublishRun;
-beforeAll(async () => {
-  // Links of an hour: every renewal finds the link due.
-  platform = await startPlatformEmulator({ linkTtlSeconds: 3600 });
+// Links of an hour: every renewal finds the link due.
+const { platform, github: shared, publish } = useEmulators({ platform: { linkTtlSeconds: 3600 } });
+beforeAll(() => {
   VALUES = valuesFixture('values.yaml', `${platform.url}/bundles`);
-  shared = await startGitHubEmulator();
-  publish = await loadPublish(shared.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await shared.close();
 });
 
 interface Scenario {
@@ -54,7 +46,6 @@ const inputsOf = (inputs: Record<string, string>) => ({
   'config-path': 'deploy/values.yaml',
   domain: 'docs.example.com',
   'pr-labels': 'docs',
-  'request-timeout': '2s',
   timeout: '2m',
   ...inputs
 });
@@ -69,7 +60,8 @@ function scenario<T>(steps: (s: Scenario) => Promise<T>): Promise<T> {
     shared.clearFaults();
     shared.createRepo(REPO, { 'deploy/values.yaml': VALUES });
     const from = shared.requests.length;
-    const run = (inputs: Record<string, string> = {}) => runInProcess(publish, inputsOf(inputs), ENV);
+    // One request's limit of 2 s, so that a slow answer is abandoned and retried within the test.
+    const run = (inputs: Record<string, string> = {}) => runInProcess(publish, inputsOf(inputs), ENV, { knobs: { requestTimeoutMs: 2000 } });
     try {
       return await steps({ github: shared, run, requests: () => shared.requests.slice(from) });
     } finally {

@@ -4,53 +4,28 @@
 // run ends with the write done once, nothing in a body or a label that the branch does not hold, and
 // outputs that name the pull request the run wrote. The real publish action runs in this process
 // (in-process.ts), GitHub's second shrunk to a millisecond.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { GitHubFaultKind } from '../emulator/github-faults.ts';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import type { ActionRun } from '../emulator/runner.ts';
 import { jobIdFromLink } from '../src/values/link.ts';
 import { readSetting } from '../src/values/values-file.ts';
 import { regionOf } from '../src/publish/body.ts';
+import { BRANCH, DOMAIN, HOUR, PATH, TOKEN, WEEK_S, productionRepo, useEmulators } from './emulators.ts';
 import { finishedExport, presignedLink } from './finished-export.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { runInProcess } from './in-process.ts';
 
-const HOUR = 3_600_000;
-const WEEK_SECONDS = 7 * 24 * 3600;
-const PATH = 'deploy/values.yaml';
-const BRANCH = 'static-export/deploy-values.yaml';
-const TOKEN = 'ghs_emulator_token';
-const DOMAIN = 'docs.example.com';
 const LABEL = 'production-link-expiring';
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let publish: PublishRun;
-let repoCount = 0;
-
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: { queuedMs: 0, runMs: 0 }, linkTtlSeconds: WEEK_SECONDS });
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
+const emulators = useEmulators({ platform: { profile: { queuedMs: 0, runMs: 0 }, linkTtlSeconds: WEEK_S } });
+const { platform, github, publish, proposing, env } = emulators;
 
 // Not imported from proposal.ts: that loads @actions/github, which reads GITHUB_API_URL once, before loadPublish sets it.
 const exportOfBody = (body: string) => /^\| Export job \| `([^`]+)` \|$/m.exec(body)?.[1];
 const values = (link: string) => `# Helm values.\nstaticExport:\n  enabled: true\n  bundleUrl: "${link}"\n`;
-const weekLink = (jobId: string, leftMs: number) => presignedLink(platform, jobId, Date.now() - (WEEK_SECONDS * 1000 - leftMs), WEEK_SECONDS);
+const weekLink = (jobId: string, leftMs: number) => presignedLink(platform, jobId, Date.now() - (WEEK_S * 1000 - leftMs), WEEK_S);
 
-async function repoWith(leftMs: number): Promise<{ repo: string; jobId: string }> {
-  const repo = `acme/matrix-${++repoCount}`;
-  const { jobId } = await finishedExport(platform, DOMAIN);
-  github.createRepo(repo, { [PATH]: values(weekLink(jobId, leftMs)) });
-  return { repo, jobId };
-}
+const repoWith = (leftMs: number) => productionRepo(emulators, 'matrix', { leftHours: leftMs / HOUR, values });
 
-const run = (repo: string, inputs: Record<string, string>, event = 'push') =>
-  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, domain: DOMAIN, 'request-timeout': '2s', timeout: '2m', ...QUICK_POLLS, ...inputs }, { GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: event });
+const run = (repo: string, inputs: Record<string, string>, event = 'push') => runInProcess(publish, proposing({ timeout: '2m', ...inputs }), env(repo, event), { knobs: { requestTimeoutMs: 2000 } });
 const push = (repo: string, jobId: string) => run(repo, { 'job-id': jobId, 'pr-labels': 'docs' });
 const nightly = (repo: string, extra: Record<string, string> = {}) => run(repo, { 'renew-within': '72h', ...extra }, 'schedule');
 

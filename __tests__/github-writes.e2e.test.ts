@@ -3,56 +3,27 @@
 // pull request while a push run writes to it. Every run goes through the built bundle (dist/index.js,
 // or PUBLISH_BUNDLE to check another build, such as main's), as the runner starts it; two runs at once
 // are two processes, interleaved at a write by the GitHub emulator's hold (`holdNext`).
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { type ActionRun, runAction, startAction } from '../emulator/runner.ts';
+import { describe, expect, it } from '@jest/globals';
+import { startAction, runAction } from '../emulator/runner.ts';
 import { jobIdFromLink } from '../src/values/link.ts';
 import { readSetting } from '../src/values/values-file.ts';
-import { finishedExport, presignedLink } from './finished-export.ts';
-import { QUICK_POLLS } from './in-process.ts';
+import { BRANCH, DOMAIN, PATH, TOKEN, annotations, productionRepo, useEmulators } from './emulators.ts';
+import { finishedExport } from './finished-export.ts';
 
 const BUNDLE = process.env.PUBLISH_BUNDLE ?? 'dist/index.js';
 const RENEW_BUNDLE = process.env.PUBLISH_RENEW_BUNDLE ?? 'dist/renew/index.js';
-const HOUR = 3_600_000;
-const PATH = 'deploy/values.yaml';
-const BRANCH = 'static-export/deploy-values.yaml';
-const TOKEN = 'ghs_emulator_token';
-const DOMAIN = 'docs.example.com';
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let repoCount = 0;
-
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: { queuedMs: 0, runMs: 0 } });
-  platform.linkTtlSeconds = 7 * 24 * 3600;
-  github = await startGitHubEmulator();
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
-
-const values = (bundleUrl: string) => `# Helm values for the docs deployment.\nreplicaCount: 2\n\nstaticExport:\n  enabled: true\n  bundleUrl: "${bundleUrl}"\n\nresources: {}\n`;
+const emulators = useEmulators({ platform: { profile: { queuedMs: 0, runMs: 0 }, linkTtlSeconds: 7 * 24 * 3600 } });
+const { platform, github, proposing, env } = emulators;
 
 /** A repository of its own whose base serves an export by a link with `leftHours` to live. */
-async function production(leftHours: number): Promise<{ repo: string; jobId: string; link: string }> {
-  const repo = `acme/writes-${++repoCount}`;
-  const { jobId } = await finishedExport(platform, DOMAIN);
-  const link = presignedLink(platform, jobId, Date.now() - (168 - leftHours) * HOUR, 168 * 3600);
-  github.createRepo(repo, { [PATH]: values(link), 'README.md': '# deploy\n' });
-  return { repo, jobId, link };
-}
+const production = (leftHours: number) => productionRepo(emulators, 'writes', { leftHours, files: { 'README.md': '# deploy\n' } });
 
-const common = { 'api-key': DEFAULT_API_KEY, domain: DOMAIN, 'config-path': PATH, 'github-token': TOKEN, ...QUICK_POLLS };
-const env = (repo: string, event: string) => ({ GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: event });
 /** The README's nightly workflow, with auto-merge: renewals. */
-const nightlyInputs = () => ({ ...common, 'api-url': platform.url, 'renew-within': '72h', 'auto-merge': 'renewals' });
+const nightlyInputs = () => proposing({ 'renew-within': '72h', 'auto-merge': 'renewals' });
 /** The README's push workflow: a new export proposed for review. */
-const pushInputs = (jobId: string) => ({ ...common, 'api-url': platform.url, 'job-id': jobId });
+const pushInputs = (jobId: string) => proposing({ 'job-id': jobId });
 
 const linkOn = (repo: string, ref: string) => readSetting(PATH, github.fileAt(repo, ref, PATH)!, 'staticExport', 'bundleUrl') as string;
-const annotations = (run: ActionRun, kind: 'error' | 'warning') => run.log.split('\n').filter((line) => line.startsWith(`::${kind}::`));
 
 describe('a merge is read back, not resent blind', () => {
   it('a merge whose answer was lost is a success: merged, reported so, and nothing marks it urgent', async () => {

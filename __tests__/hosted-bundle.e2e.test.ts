@@ -5,55 +5,31 @@
 // scripts/swift-s3.ts) for a private bucket and a public-read one.
 //
 // The real publish action runs in this process (in-process.ts), over HTTP to the emulators and the
-// storage, polling the export on a short beat (QUICK_POLLS). readme-workflows.e2e runs the README's
+// storage, polling the export on a short beat (QUICK_KNOBS). readme-workflows.e2e runs the README's
 // hosted workflow through dist/index.js.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildZip, defaultSiteFiles } from '../emulator/archive.ts';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
-import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
+import { DEFAULT_API_KEY } from '../emulator/platform.ts';
+import { REPO, TOKEN as GITHUB_TOKEN, useEmulators, useTempDir } from './emulators.ts';
+import { runInProcess } from './in-process.ts';
 import { type SwiftS3, startSwiftS3, swiftMissing } from '../scripts/swift-s3.ts';
 
-const REPO = 'acme/deploy';
-const GITHUB_TOKEN = 'ghs_emulator_token';
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let files: StaticFileServer;
-let workspace: string;
-let publish: PublishRun;
-
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 }, linkTtlSeconds: 3600 });
-  github = await startGitHubEmulator();
-  files = await startStaticFileServer();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-  await files.close();
-});
+const { platform, github, storage: files, publish, inputs: platformInputs } = useEmulators({ platform: { profile: { queuedMs: 50, runMs: 300 }, linkTtlSeconds: 3600 }, storage: true, reset: true });
+const workspace = useTempDir('workspace-');
 beforeEach(() => {
-  platform.requests.length = 0;
-  github.requests.length = 0;
-  files.requests.length = 0;
-  workspace = mkdtempSync(join(tmpdir(), 'workspace-'));
   github.createRepo(REPO, { 'deploy/values.yaml': 'staticExport:\n  enabled: false\n  bundleUrl: ""\n' });
 });
-afterEach(() => rmSync(workspace, { recursive: true, force: true }));
 
-const env = (extra: Record<string, string> = {}) => ({ GITHUB_WORKSPACE: workspace, GITHUB_REPOSITORY: REPO, ...extra });
+const env = (extra: Record<string, string> = {}) => ({ GITHUB_WORKSPACE: workspace(), GITHUB_REPOSITORY: REPO, ...extra });
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const writes = () => github.requests.filter((r) => r.method !== 'GET');
 
 /** The exporting step: export, keep the archive. */
 const exportAndKeep = (inputs: Record<string, string> = {}, extraEnv: Record<string, string> = {}) =>
-  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'keep-archive': 'out/bundle.tar.gz', ...QUICK_POLLS, ...inputs }, env(extraEnv));
+  runInProcess(publish, platformInputs({ 'keep-archive': 'out/bundle.tar.gz', ...inputs }), env(extraEnv));
 
 /** The nightly (renew/) on the same file. */
 const renewNightly = () =>
@@ -79,7 +55,7 @@ describe('keep-archive', () => {
   it('keeps the archive byte for byte as served, with a sha256sum file, and no download-path', async () => {
     const run = await exportAndKeep();
     expect(run.code).toBe(0);
-    const kept = join(workspace, 'out', 'bundle.tar.gz');
+    const kept = join(workspace(), 'out', 'bundle.tar.gz');
     const served = Buffer.from(await (await fetch(run.outputs['bundle-url'])).arrayBuffer());
     expect(readFileSync(kept).equals(served)).toBe(true);
     expect(run.outputs['archive-path']).toBe(kept);
@@ -87,8 +63,8 @@ describe('keep-archive', () => {
     expect(readFileSync(`${kept}.sha256`, 'utf8')).toBe(`${sha256(served)}  bundle.tar.gz\n`);
     expect(run.log).toContain('Kept the archive as served');
     // Only the archive and its checksum: no unpacked tree, no staging file.
-    expect(readdirSync(workspace)).toEqual(['out']);
-    expect(readdirSync(join(workspace, 'out')).sort()).toEqual(['bundle.tar.gz', 'bundle.tar.gz.sha256']);
+    expect(readdirSync(workspace())).toEqual(['out']);
+    expect(readdirSync(join(workspace(), 'out')).sort()).toEqual(['bundle.tar.gz', 'bundle.tar.gz.sha256']);
     expect(run.outputs['bundle-path']).toBeUndefined();
     // The summary has a section for the archive, and none for a download that did not happen.
     expect(run.summary).toContain('<h3>Kept archive</h3>');
@@ -103,10 +79,10 @@ describe('keep-archive', () => {
     expect(run.code).toBe(0);
     expect(run.log).toMatch(/stopped after [\d,]+ of [\d,]+ bytes/);
     const served = Buffer.from(await (await fetch(run.outputs['bundle-url'])).arrayBuffer());
-    expect(readFileSync(join(workspace, 'out', 'bundle.tar.gz')).equals(served)).toBe(true);
-    expect(readFileSync(join(workspace, 'out', 'bundle.tar.gz.sha256'), 'utf8')).toBe(`${sha256(served)}  bundle.tar.gz\n`);
-    expect(existsSync(join(workspace, 'site', 'index.html'))).toBe(true);
-    expect(readdirSync(join(workspace, 'out')).sort()).toEqual(['bundle.tar.gz', 'bundle.tar.gz.sha256']);
+    expect(readFileSync(join(workspace(), 'out', 'bundle.tar.gz')).equals(served)).toBe(true);
+    expect(readFileSync(join(workspace(), 'out', 'bundle.tar.gz.sha256'), 'utf8')).toBe(`${sha256(served)}  bundle.tar.gz\n`);
+    expect(existsSync(join(workspace(), 'site', 'index.html'))).toBe(true);
+    expect(readdirSync(join(workspace(), 'out')).sort()).toEqual(['bundle.tar.gz', 'bundle.tar.gz.sha256']);
   });
 
   it('keeps nothing when the bundle fails its checks', async () => {
@@ -115,7 +91,7 @@ describe('keep-archive', () => {
     expect(run.code).toBe(1);
     expect(run.log).toMatch(/::error::.*index\.html/);
     expect(run.outputs['archive-path']).toBeUndefined();
-    expect(readdirSync(workspace)).toEqual([]);
+    expect(readdirSync(workspace())).toEqual([]);
   });
 
   it('adds no storage SDK to dist/', () => {
@@ -131,7 +107,7 @@ describe('keep-archive', () => {
     expect(run.code).toBe(1);
     expect(run.log).toContain(`::error::${message}`);
     expect(platform.requests).toEqual([]);
-    expect(readdirSync(workspace)).toEqual([]);
+    expect(readdirSync(workspace())).toEqual([]);
   });
 
   it('refuses to keep a zip under a .tar.gz name, keeping nothing', async () => {
@@ -140,17 +116,17 @@ describe('keep-archive', () => {
     expect(run.code).toBe(1);
     expect(run.log).toContain('::error::keep-archive: the platform served a zip, but bundle.tar.gz names a tar.gz, so the archive was not kept. Name it with .zip (bundle.zip) and run again.');
     expect(run.outputs['archive-path']).toBeUndefined();
-    expect(readdirSync(workspace).flatMap((name) => readdirSync(join(workspace, name)))).toEqual([]);
+    expect(readdirSync(workspace()).flatMap((name) => readdirSync(join(workspace(), name)))).toEqual([]);
   });
 
   it('refuses a path that exists, before any request', async () => {
-    mkdirSync(join(workspace, 'out'));
-    writeFileSync(join(workspace, 'out', 'bundle.tar.gz'), 'mine');
+    mkdirSync(join(workspace(), 'out'));
+    writeFileSync(join(workspace(), 'out', 'bundle.tar.gz'), 'mine');
     const run = await exportAndKeep();
     expect(run.code).toBe(1);
     expect(run.log).toContain("::error::keep-archive 'out/bundle.tar.gz': a file already exists there.");
     expect(platform.requests).toEqual([]);
-    expect(readFileSync(join(workspace, 'out', 'bundle.tar.gz'), 'utf8')).toBe('mine');
+    expect(readFileSync(join(workspace(), 'out', 'bundle.tar.gz'), 'utf8')).toBe('mine');
   });
 });
 
@@ -189,7 +165,7 @@ describe('bundle-url-template with a plain static file server', () => {
     const exported = await exportAndKeep();
     expect(exported.code).toBe(0);
     const jobId = exported.outputs['job-id'];
-    const archive = readFileSync(join(workspace, 'out', 'bundle.tar.gz'));
+    const archive = readFileSync(join(workspace(), 'out', 'bundle.tar.gz'));
     files.files.set(`/bundles/${jobId}/bundle.tar.gz`, archive);
     platform.requests.length = 0;
     return { jobId, archive, template: `${files.url}/bundles/<job-id>/bundle.tar.gz` };
@@ -249,7 +225,7 @@ describe('bundle-url-template with a plain static file server', () => {
     ['404', (jobId: string) => files.files.delete(`/bundles/${jobId}/bundle.tar.gz`), /answered 404: nothing is there yet, so the pods would get the same 404\./],
     ['403', (jobId: string) => files.answer(`/bundles/${jobId}/bundle.tar.gz`, 403), /answered 403 to a request without credentials: the pods will get the same answer and cannot fetch the site\. Nothing was proposed\. What usually fixes it: a bucket policy/],
     ['a wrong size', (jobId: string) => files.files.set(`/bundles/${jobId}/bundle.tar.gz`, Buffer.from([0x1f, 0x8b, 0, 0])), /serves 4 bytes, but the kept archive has [\d,]+: it is another file, or an upload that did not finish\./],
-    ['a page that is not gzip', (jobId: string) => files.files.set(`/bundles/${jobId}/bundle.tar.gz`, Buffer.alloc(readFileSync(join(workspace, 'out', 'bundle.tar.gz')).length, 60)), /answered 200, but not with a gzip archive/]
+    ['a page that is not gzip', (jobId: string) => files.files.set(`/bundles/${jobId}/bundle.tar.gz`, Buffer.alloc(readFileSync(join(workspace(), 'out', 'bundle.tar.gz')).length, 60)), /answered 200, but not with a gzip archive/]
   ])('refuses %s before any GitHub write, and proposes nothing', async (_name, spoil, message) => {
     const { jobId, template } = await exportAndHost();
     spoil(jobId);
@@ -337,7 +313,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the Swift tests
   it('refuses an object in a private bucket: clear message, nothing proposed', async () => {
     const exported = await exportAndKeep();
     const jobId = exported.outputs['job-id'];
-    await swift.putObject('private-bundles', `${jobId}/bundle.tar.gz`, readFileSync(join(workspace, 'out', 'bundle.tar.gz')));
+    await swift.putObject('private-bundles', `${jobId}/bundle.tar.gz`, readFileSync(join(workspace(), 'out', 'bundle.tar.gz')));
     github.requests.length = 0;
     const run = await proposeHosted(swift.anonymousUrl('private-bundles', '<job-id>/bundle.tar.gz'), jobId);
     expect(run.code).toBe(1);
@@ -349,7 +325,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the Swift tests
   it('accepts an object in a public-read bucket, whole and with the same SHA-256, and proposes it', async () => {
     const exported = await exportAndKeep();
     const jobId = exported.outputs['job-id'];
-    await swift.putObject('public-bundles', `${jobId}/bundle.tar.gz`, readFileSync(join(workspace, 'out', 'bundle.tar.gz')));
+    await swift.putObject('public-bundles', `${jobId}/bundle.tar.gz`, readFileSync(join(workspace(), 'out', 'bundle.tar.gz')));
     const run = await proposeHosted(swift.anonymousUrl('public-bundles', '<job-id>/bundle.tar.gz'), jobId);
     expect(run.code).toBe(0);
     const url = swift.anonymousUrl('public-bundles', `${jobId}/bundle.tar.gz`);

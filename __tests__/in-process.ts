@@ -16,9 +16,16 @@ import type { RunOptions } from '../src/publish/main.ts';
 import type { RunKind } from '../src/publish/run-kind.ts';
 
 /**
- * Polls on a short beat, for tests whose export runs a fraction of a second on the emulator and that
- * are not about when to poll (the schedule has its own tests): the default 10 s beat would wait out
- * each. Inputs a user may give too.
+ * The short beat of every in-process run (RunOptions.knobs), for tests whose export runs a fraction of
+ * a second on the emulator and that are not about when to poll (the schedule has its own tests): the
+ * constant 10 s beat (POLL_LIMITS) would wait out each. A test passes its own knobs over these.
+ */
+export const QUICK_KNOBS: NonNullable<RunOptions['knobs']> = { limits: { floorMs: 50, ceilingMs: 250 } };
+
+/**
+ * The agent-job action's inputs for the same short beat. No publish action reads them (issue 41: the
+ * knobs are constants there, and in-process runs take QUICK_KNOBS): a publish step that still passes
+ * them passes inputs nothing reads.
  */
 export const QUICK_POLLS = { 'min-poll-interval': '50ms', 'max-poll-interval': '250ms' };
 
@@ -63,12 +70,15 @@ let running = false;
 // @actions/core keeps the summary file's path from its first write: one file for every run, emptied before each.
 const summaryFile = join(mkdtempSync(join(tmpdir(), 'action-in-process-summary-')), 'summary');
 
-/** One step of the action: `inputs` as INPUT_*, `env` on top of the runner's variables. */
+/**
+ * One step of the action: `inputs` as INPUT_*, `env` on top of the runner's variables. `options` go
+ * over the harness's own: GitHub's second of a millisecond and the short beat (QUICK_KNOBS).
+ */
 export async function runInProcess(
   run: PublishRun,
   inputs: Record<string, string>,
   env: Record<string, string> = {},
-  options: RunOptions = { githubSecondMs: 1 },
+  options: RunOptions = {},
   onOutput?: (text: string) => void
 ): Promise<ActionRun> {
   if (running) throw new Error('Another in-process run is going: runs in one process take turns (put each in inTurn()).');
@@ -81,7 +91,7 @@ export async function runInProcess(
 }
 
 /** A run the test acts beside while it goes: `waitFor` resolves once the log shows `text`. */
-export function startInProcess(run: PublishRun, inputs: Record<string, string>, env: Record<string, string> = {}, options: RunOptions = { githubSecondMs: 1 }) {
+export function startInProcess(run: PublishRun, inputs: Record<string, string>, env: Record<string, string> = {}, options: RunOptions = {}) {
   let log = '';
   const listeners: (() => void)[] = [];
   const done = runInProcess(run, inputs, env, options, (text) => {
@@ -117,7 +127,7 @@ async function runNow(run: PublishRun, inputs: Record<string, string>, env: Reco
   }) as typeof process.stdout.write;
   process.exitCode = 0;
   try {
-    await run(new Cancellation(), { kind: kindOfStep(inputs), ...options });
+    await run(new Cancellation(), { kind: kindOfStep(inputs), githubSecondMs: 1, ...options, knobs: { ...QUICK_KNOBS, ...options.knobs } });
   } finally {
     process.stdout.write = write;
     process.env = saved;

@@ -4,60 +4,36 @@
 // for a new export; config-changed says whether this run changed the configuration; a link that
 // cannot outlive a review raises the warning docs/behaviour.md promises; and with production switched
 // off, the summary speaks of no pod that cannot fetch the site.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import { describe, expect, it } from '@jest/globals';
 import { operationOf } from '../emulator/github-faults.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { type ActionRun, runAction } from '../emulator/runner.ts';
-import { finishedExport, presignedLink } from './finished-export.ts';
-import { bundleOfStep, loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { runAction } from '../emulator/runner.ts';
+import { DOMAIN, TOKEN, annotations, productionRepo, useEmulators } from './emulators.ts';
+import { finishedExport } from './finished-export.ts';
+import { bundleOfStep, runInProcess } from './in-process.ts';
 
-const HOUR = 3_600_000;
-const WEEK_S = 7 * 24 * 3600;
-const PATH = 'deploy/values.yaml';
 const RENEWAL_BRANCH = 'static-export/deploy-values.yaml-renewal';
-const TOKEN = 'ghs_emulator_token';
-const DOMAIN = 'docs.example.com';
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let publish: PublishRun;
-let repoCount = 0;
+const emulators = useEmulators({ platform: { profile: { queuedMs: 0, runMs: 0 } } });
+const { platform, github, publish, proposing: step, env } = emulators;
 
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: { queuedMs: 0, runMs: 0 } });
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
-
-const values = (link: string, enabled = true) => `# Helm values for the docs deployment.\nstaticExport:\n  enabled: ${enabled}\n  bundleUrl: "${link}"\n`;
+const values = (enabled: boolean) => (link: string) => `# Helm values for the docs deployment.\nstaticExport:\n  enabled: ${enabled}\n  bundleUrl: "${link}"\n`;
 
 /** A repository of its own whose base serves an export by a week-long link with `leftHours` to live. */
 async function production(leftHours: number, enabled = true): Promise<{ repo: string; jobId: string }> {
-  platform.linkTtlSeconds = WEEK_S;
-  const repo = `acme/outcome-${++repoCount}`;
-  const { jobId } = await finishedExport(platform, DOMAIN);
-  github.createRepo(repo, { [PATH]: values(presignedLink(platform, jobId, Date.now() - (168 - leftHours) * HOUR, WEEK_S), enabled) });
-  return { repo, jobId };
+  platform.linkTtlSeconds = 7 * 24 * 3600;
+  return productionRepo(emulators, 'outcome', { leftHours, values: values(enabled) });
 }
 
-const step = (extra: Record<string, string>) => ({ 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: DOMAIN, 'config-path': PATH, 'github-token': TOKEN, ...QUICK_POLLS, ...extra });
 /** The README's nightly step (a renewal when due), with `extra` inputs. */
 const nightly = (extra: Record<string, string> = {}) => step({ 'renew-within': '72h', ...extra });
-const throughDist = (repo: string, inputs: Record<string, string>, event = 'schedule') => runAction(bundleOfStep(inputs), inputs, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: event });
+const throughDist = (repo: string, inputs: Record<string, string>, event = 'schedule') => runAction(bundleOfStep(inputs), inputs, env(repo, event));
 
 /** A push run proposes a new export: the content pull request a person reviews. */
 async function proposeContent(repo: string): Promise<number> {
   const { jobId } = await finishedExport(platform, DOMAIN);
-  const run = await runInProcess(publish, step({ 'job-id': jobId }), { GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'push' });
+  const run = await runInProcess(publish, step({ 'job-id': jobId }), env(repo, 'push'));
   expect(run.code).toBe(0);
   return Number(run.outputs['pull-request-number']);
 }
-
-const annotations = (run: ActionRun, kind: 'warning' | 'error') => run.log.split('\n').filter((line) => line.startsWith(`::${kind}::`));
 
 describe('the outcome reported, through dist/', () => {
   it('names the renewal it merged apart from a content pull request, and the content pull request it rebuilt', async () => {

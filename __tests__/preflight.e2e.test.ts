@@ -1,20 +1,12 @@
 // The real publish action in this process (in-process.ts): what a run can know before it exports is refused before the
 // platform hears of it (the platform emulator counts zero requests), and a failure after the export
 // says how to go on without exporting again. The platform and GitHub emulators on loopback.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { BRANCH, PATH, REPO, useEmulators } from './emulators.ts';
 import { presignedLink } from './finished-export.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { runInProcess } from './in-process.ts';
 
-const REPO = 'acme/deploy';
-const TOKEN = 'ghs_emulator_token';
-const PATH = 'deploy/values.yaml';
-const BRANCH = 'static-export/deploy-values.yaml';
-
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let publish: PublishRun;
+const { platform, github, publish, proposing, env } = useEmulators({ reset: true });
 
 /** A link as the platform signs them, valid for a week from now, on the platform emulator (a run downloads production's export to compare). */
 const link = (jobId: string) => presignedLink(platform, jobId, Date.now(), 7 * 24 * 3600);
@@ -23,24 +15,12 @@ const topLevel = () => `# The docs deployment.\nstaticExport:\n  enabled: true\n
 const umbrella = () =>
   ['# Umbrella chart: each subchart under its own key.', 'global:', '  domain: docs.example.com', 'mintlify:', '  image:', '    tag: 1.42.0', '  staticExport:', '    enabled: true', `    bundleUrl: "${link('se_3f9a2c1b8e7d4a06')}"`, ''].join('\n');
 
-beforeAll(async () => {
-  platform = await startPlatformEmulator();
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
 beforeEach(() => {
-  platform.requests.length = 0;
-  github.requests.length = 0;
   github.setPolicy({ allowActionsToCreatePullRequests: true, contentsWrite: true, pullRequestsWrite: true, tokens: {} });
   github.createRepo(REPO, { [PATH]: topLevel(), 'README.md': '# deploy\n' });
 });
 
-const run = (inputs: Record<string, string>) =>
-  runInProcess(publish, { ...QUICK_POLLS, 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, domain: 'docs.example.com', ...inputs }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO });
+const run = (inputs: Record<string, string>) => runInProcess(publish, proposing(inputs), env(REPO));
 const writes = () => github.requests.filter((r) => r.method !== 'GET');
 
 describe('refused before any platform request', () => {

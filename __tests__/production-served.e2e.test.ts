@@ -2,49 +2,25 @@
 // serves no bundle (enabled: false) is never merged into by itself nor said to break, and with links
 // that live an hour the one bold deadline is the new link's, which dies first. Through the built
 // bundle (dist/index.js, or PUBLISH_BUNDLE to check another build, such as main's).
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { type ActionRun, runAction } from '../emulator/runner.ts';
+import { describe, expect, it } from '@jest/globals';
+import { runAction } from '../emulator/runner.ts';
 import { linkExpiry } from '../src/values/link.ts';
 import { readSetting } from '../src/values/values-file.ts';
 import { formatUtc } from '../src/action/format.ts';
-import { finishedExport, presignedLink } from './finished-export.ts';
-import { bundleOfStep, QUICK_POLLS } from './in-process.ts';
+import { BRANCH, DOMAIN, HOUR, PATH, annotations, productionRepo, useEmulators } from './emulators.ts';
+import { finishedExport } from './finished-export.ts';
+import { bundleOfStep } from './in-process.ts';
 
 const BUNDLE = process.env.PUBLISH_BUNDLE ?? 'dist/index.js';
-const HOUR = 3_600_000;
-const PATH = 'deploy/values.yaml';
-const BRANCH = 'static-export/deploy-values.yaml';
-const TOKEN = 'ghs_emulator_token';
-const DOMAIN = 'docs.example.com';
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let repoCount = 0;
+const emulators = useEmulators({ platform: { profile: { queuedMs: 0, runMs: 0 } } });
+const { platform, github, proposing, env } = emulators;
 
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: { queuedMs: 0, runMs: 0 } });
-  github = await startGitHubEmulator();
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
-
-const values = (bundleUrl: string, enabled: boolean) => `replicaCount: 2\n\nstaticExport:\n  enabled: ${enabled}\n  bundleUrl: "${bundleUrl}"\n`;
+const values = (enabled: boolean) => (bundleUrl: string) => `replicaCount: 2\n\nstaticExport:\n  enabled: ${enabled}\n  bundleUrl: "${bundleUrl}"\n`;
 
 /** A repository whose base holds a week-long link of an export, `leftHours` to live. */
-async function production(leftHours: number, enabled: boolean): Promise<{ repo: string; link: string }> {
-  const repo = `acme/served-${++repoCount}`;
-  const { jobId } = await finishedExport(platform, DOMAIN);
-  const link = presignedLink(platform, jobId, Date.now() - (168 - leftHours) * HOUR, 168 * 3600);
-  github.createRepo(repo, { [PATH]: values(link, enabled) });
-  return { repo, link };
-}
+const production = (leftHours: number, enabled: boolean) => productionRepo(emulators, 'served', { leftHours, values: values(enabled) });
 
-const run = (repo: string, inputs: Record<string, string>, event = 'schedule') =>
-  runAction(inputs['renew-within'] ? bundleOfStep(inputs) : BUNDLE, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: DOMAIN, 'config-path': PATH, 'github-token': TOKEN, ...QUICK_POLLS, ...inputs }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: event });
-const annotations = (result: ActionRun, kind: string) => result.log.split('\n').filter((line) => line.startsWith(`::${kind}::`));
+const run = (repo: string, inputs: Record<string, string>, event = 'schedule') => runAction(inputs['renew-within'] ? bundleOfStep(inputs) : BUNDLE, proposing(inputs), env(repo, event));
 
 describe('production that serves no bundle', () => {
   it('auto-merge: renewals merges nothing into a base whose block has enabled: false, and nothing speaks of pods that cannot fetch the site', async () => {

@@ -4,28 +4,21 @@
 //
 // The real publish action runs in this process (in-process.ts), so a test can push while it waits;
 // the README's push workflow runs it through dist/index.js (readme-workflows.e2e).
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fakeSha } from '../emulator/deployments.ts';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess, startInProcess } from './in-process.ts';
+import { useEmulators } from './emulators.ts';
+import { runInProcess, startInProcess } from './in-process.ts';
 import { offContract } from './contract.ts';
 
 const BRANCH = 'docs';
 let platform: PlatformEmulator;
 let workspace: string;
 /** The docs repository's GitHub, for the compare; @actions/github reads its URL once, when loaded. */
-let github: GitHubEmulator;
-let publish: PublishRun;
-
-beforeAll(async () => {
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-});
-afterAll(() => github.close());
+const { github, publish } = useEmulators({ platform: false });
 
 beforeEach(async () => {
   // Deployments and exports of a fraction of a second, polled on a short beat: what matters here is
@@ -46,7 +39,6 @@ const inputs = (extra: Record<string, string> = {}) => ({
   domain: 'docs.example.com',
   'project-id': 'proj_123',
   'download-path': 'site',
-  ...QUICK_POLLS,
   timeout: '30s',
   ...extra
 });

@@ -1,33 +1,22 @@
 // The publish action against the platform emulator on loopback. Each test reads what a user reads:
 // exit code, log, outputs, job summary, and counts what the emulator saw.
 //
-// Most run the real action in this process (in-process.ts), polling on a short beat (QUICK_POLLS)
+// Most run the real action in this process (in-process.ts), polling on a short beat (QUICK_KNOBS)
 // unless the test is about the beat. Through the built dist/index.js as a separate process, the way
 // the runner starts it: the happy path, the timeout, and the cancels (a signal needs a process).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { startGitHubEmulator, type GitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { DEFAULT_API_KEY, startPlatformEmulator } from '../emulator/platform.ts';
+import { TEST_POLL_MS_VARIABLE } from '../src/action/constants.ts';
+import type { RunOptions } from '../src/publish/main.ts';
 import { runAction, startAction } from '../emulator/runner.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { useEmulators } from './emulators.ts';
+import { runInProcess } from './in-process.ts';
 import { offContract } from './contract.ts';
 
 const BUNDLE = 'dist/index.js';
-let emulator: PlatformEmulator;
-let github: GitHubEmulator;
-let publish: PublishRun;
-
-beforeAll(async () => {
-  emulator = await startPlatformEmulator();
-  // No test here proposes a change; the action loads its GitHub client all the same.
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await emulator.close();
-  await github.close();
-});
+// No test here proposes a change; the action loads its GitHub client all the same.
+const { platform: emulator, publish } = useEmulators({ reset: true });
 beforeEach(() => {
-  emulator.requests.length = 0;
   // A second's export: the tests that need a longer one set their own.
   emulator.profile = { queuedMs: 200, runMs: 1000, pageCount: 64 };
 });
@@ -40,13 +29,13 @@ const inputs = (extra: Record<string, string> = {}) => ({
 });
 const calls = (route: string) => emulator.requests.filter((r) => r.route === route).length;
 /** The action in this process, on a short beat unless `extra` sets one. */
-const runHere = (given: Record<string, string>, env: Record<string, string> = {}) => runInProcess(publish, { ...QUICK_POLLS, ...given }, env);
+const runHere = (given: Record<string, string>, env: Record<string, string> = {}, knobs: RunOptions['knobs'] = {}) => runInProcess(publish, given, env, { knobs });
 
 describe('publish: the happy path', () => {
   it('starts an export, waits, generates the bundle, and sets outputs and a summary', async () => {
     emulator.profile = { queuedMs: 200, runMs: 3000, pageCount: 64 };
-    // A beat of half a second, so that the 3 s job shows its progress lines (the default beat is the loop's 10 s).
-    const run = await runAction(BUNDLE, inputs({ version: '2024-06-01', paths: 'index\nguides/getting-started', 'min-poll-interval': '250ms', 'max-poll-interval': '500ms' }));
+    // A beat of half a second, so that the 3 s job shows its progress lines (the constant beat is the loop's 10 s).
+    const run = await runAction(BUNDLE, inputs({ version: '2024-06-01', paths: 'index\nguides/getting-started' }), { [TEST_POLL_MS_VARIABLE]: '250,500' });
 
     expect(run.code).toBe(0);
     const job = emulator.exportJobs.get(run.outputs['job-id']);
@@ -162,7 +151,7 @@ describe('publish: transient faults are retried', () => {
 
   it('gives up on a request that hangs after its time limit, and retries it', async () => {
     emulator.addFault({ route: 'status', kind: 'hang' });
-    const run = await runHere(inputs({ 'request-timeout': '1s' }));
+    const run = await runHere(inputs(), {}, { requestTimeoutMs: 1000 });
     expect(run.code).toBe(0);
     expect(run.log).toMatch(/got no whole answer within 1 s; retrying/);
   });
@@ -171,7 +160,7 @@ describe('publish: transient faults are retried', () => {
     // A status word the description's enum does not list, as real servers send (shared/CONTEXT.md).
     offContract(/getStaticExportJob\) 200 .*\/status must be equal to one of the allowed values/);
     emulator.profile = { queuedMs: 100, runMs: 3000, runningWord: 'rendering' };
-    const run = await runHere(inputs({ 'max-poll-interval': '1s' }));
+    const run = await runHere(inputs(), {}, { limits: { floorMs: 50, ceilingMs: 1000 } });
     expect(run.code).toBe(0);
     expect(run.log).toMatch(/rendering · \d+%/);
     expect(run.log).toContain('completed · 100%');
@@ -237,7 +226,7 @@ describe('publish: errors a person can act on', () => {
 
   it('a timeout: says how far the job got and how to pick it up', async () => {
     emulator.profile = { queuedMs: 100, runMs: 60_000 };
-    const run = await runAction(BUNDLE, inputs({ timeout: '3s', 'max-poll-interval': '1s' }));
+    const run = await runAction(BUNDLE, inputs({ timeout: '3s' }), { [TEST_POLL_MS_VARIABLE]: '1000,1000' });
     expect(run.code).toBe(1);
     // No poll past the deadline (the first request comes after the step's clock started).
     const polls = emulator.requests.filter((r) => r.route === 'start' || r.route === 'status');
@@ -252,7 +241,7 @@ describe('publish: errors a person can act on', () => {
 describe('publish: cancellation and secrets', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('ends by its own wind-down on %s, long before the job would, and names the job that goes on', async (signal) => {
     emulator.profile = { queuedMs: 100, runMs: 60_000 };
-    const action = startAction(BUNDLE, inputs(QUICK_POLLS));
+    const action = startAction(BUNDLE, inputs());
     await action.waitFor(/running · /);
     const sent = Date.now();
     action.child.kill(signal);

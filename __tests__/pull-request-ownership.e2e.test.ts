@@ -2,48 +2,22 @@
 // proposed (and so what a person said no to) is read from the values file at its head; the action
 // writes only its fenced region of the body, and the title while the title is its own. Each run goes
 // through the built bundle (dist/index.js, or PUBLISH_BUNDLE to check another build, such as main's).
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { type ActionRun, runAction } from '../emulator/runner.ts';
+import { describe, expect, it } from '@jest/globals';
+import { runAction } from '../emulator/runner.ts';
 import { jobIdFromLink } from '../src/values/link.ts';
 import { readSetting } from '../src/values/values-file.ts';
-import { finishedExport, presignedLink } from './finished-export.ts';
-import { QUICK_POLLS } from './in-process.ts';
+import { BRANCH, DOMAIN, PATH, errors, productionRepo, useEmulators } from './emulators.ts';
+import { finishedExport } from './finished-export.ts';
 
 const BUNDLE = process.env.PUBLISH_BUNDLE ?? 'dist/index.js';
-const HOUR = 3_600_000;
-const PATH = 'deploy/values.yaml';
-const BRANCH = 'static-export/deploy-values.yaml';
-const TOKEN = 'ghs_emulator_token';
-const DOMAIN = 'docs.example.com';
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let repoCount = 0;
+const emulators = useEmulators({ platform: { profile: { queuedMs: 0, runMs: 0 }, linkTtlSeconds: 7 * 24 * 3600 } });
+const { platform, github, proposing, env } = emulators;
 
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: { queuedMs: 0, runMs: 0 } });
-  platform.linkTtlSeconds = 7 * 24 * 3600;
-  github = await startGitHubEmulator();
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
-
-const values = (bundleUrl: string) => `# Helm values for the docs deployment.\nreplicaCount: 2\n\nstaticExport:\n  enabled: true\n  bundleUrl: "${bundleUrl}"\n\nresources: {}\n`;
-
-async function production(): Promise<string> {
-  const repo = `acme/ownership-${++repoCount}`;
-  const { jobId } = await finishedExport(platform, DOMAIN);
-  github.createRepo(repo, { [PATH]: values(presignedLink(platform, jobId, Date.now() - 24 * HOUR, 168 * 3600)) });
-  return repo;
-}
+const production = async () => (await productionRepo(emulators, 'ownership')).repo;
 
 /** The README's push workflow, proposing export `jobId`. */
 const push = (repo: string, jobId: string) =>
-  runAction(BUNDLE, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: DOMAIN, 'config-path': PATH, 'github-token': TOKEN, 'job-id': jobId, ...QUICK_POLLS }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'push' });
-const errors = (run: ActionRun) => run.log.split('\n').filter((line) => line.startsWith('::error::'));
+  runAction(BUNDLE, proposing({ 'job-id': jobId }), env(repo, 'push'));
 const proposedJob = (repo: string) => jobIdFromLink(readSetting(PATH, github.fileAt(repo, BRANCH, PATH)!, 'staticExport', 'bundleUrl') as string);
 
 describe('what a pull request proposes comes from its file, not its body', () => {

@@ -4,51 +4,26 @@
 //
 // The real publish action runs in this process (in-process.ts), on a short beat and GitHub's second
 // shrunk; the README's workflows run it through dist/index.js (readme-workflows.e2e).
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { THREE_PAGE_SITE, bundleFormats, defaultSiteFiles } from '../emulator/archive.ts';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
-import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
+import { DEFAULT_API_KEY } from '../emulator/platform.ts';
+import { BRANCH, HOUR, PATH, REPO, TOKEN, useEmulators, useTempDir } from './emulators.ts';
+import { runInProcess } from './in-process.ts';
 import { readSetting } from '../src/values/values-file.ts';
-
-const REPO = 'acme/deploy';
-const PATH = 'deploy/values.yaml';
-const TOKEN = 'ghs_emulator_token';
-const BRANCH = 'static-export/deploy-values.yaml';
-const HOUR = 3_600_000;
 // A real site: the hosted step compares the kept archive's pages with production's before proposing it.
 const archive = bundleFormats['tar.gz'].build(defaultSiteFiles('docs.example.com', 3));
 
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let files: StaticFileServer;
-let workspace: string;
-let publish: PublishRun;
-
-beforeAll(async () => {
-  // Production's exports and the kept archive hold the same three pages.
-  platform = await startPlatformEmulator({ profile: { site: THREE_PAGE_SITE } });
-  github = await startGitHubEmulator();
-  files = await startStaticFileServer();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-  await files.close();
-});
+// Production's exports and the kept archive hold the same three pages.
+const { platform, github, storage: files, publish } = useEmulators({ platform: { profile: { site: THREE_PAGE_SITE } }, storage: true });
+const workspace = useTempDir('workspace-');
 beforeEach(() => {
   platform.linkTtlSeconds = 7 * 24 * 3600;
   github.setPolicy({ mergeMethods: ['merge', 'squash', 'rebase'] });
-  workspace = mkdtempSync(join(tmpdir(), 'workspace-'));
-  mkdirSync(join(workspace, 'out'));
-  writeFileSync(join(workspace, 'out', 'bundle.tar.gz'), archive);
+  mkdirSync(join(workspace(), 'out'));
+  writeFileSync(join(workspace(), 'out', 'bundle.tar.gz'), archive);
 });
-afterEach(() => rmSync(workspace, { recursive: true, force: true }));
 
 /** A presigned link of the platform's shape that expires `hoursLeft` from now, on the emulator (its signature is refused there). */
 function presigned(jobId: string, hoursLeft: number, lifetimeHours = 168): string {
@@ -59,7 +34,7 @@ function presigned(jobId: string, hoursLeft: number, lifetimeHours = 168): strin
 const values = (link: string, enabled = false) => `# Docs deployment\nreplicaCount: 2\n\nstaticExport:\n  enabled: ${enabled}\n  bundleUrl: "${link}"\n`;
 
 const run = (inputs: Record<string, string>, env: Record<string, string> = {}) =>
-  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, ...QUICK_POLLS, ...inputs }, { GITHUB_REPOSITORY: REPO, GITHUB_WORKSPACE: workspace, ...env });
+  runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, ...inputs }, { GITHUB_REPOSITORY: REPO, GITHUB_WORKSPACE: workspace(), ...env });
 const push = (jobId: string, extra: Record<string, string> = {}) => run({ 'job-id': jobId, domain: 'docs.example.com', ...extra });
 const renewal = (extra: Record<string, string> = {}) => run({ 'renew-within': '72h', ...extra });
 const setting = (ref: string, name: string) => readSetting(PATH, github.fileAt(REPO, ref, PATH)!, 'staticExport', name);

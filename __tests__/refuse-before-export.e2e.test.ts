@@ -1,31 +1,13 @@
 // Inputs the run can judge before it exports are refused before the platform hears of anything
 // (issue 40), through the built bundle (dist/index.js) as the runner runs it: a config-key that is a
 // near miss of a key path in the values file (another case, a letter or two off). The platform emulator's request log stays empty, and nothing is written to GitHub.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { type ActionRun, runAction } from '../emulator/runner.ts';
+import { describe, expect, it } from '@jest/globals';
+import { runAction } from '../emulator/runner.ts';
+import { PATH, errors, useEmulators } from './emulators.ts';
 import { presignedLink } from './finished-export.ts';
-import { QUICK_POLLS } from './in-process.ts';
 
-const TOKEN = 'ghs_emulator_token';
-const PATH = 'deploy/values.yaml';
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
+const { platform, github, proposing, env } = useEmulators({ platform: { profile: { queuedMs: 0, runMs: 0 } }, reset: true });
 let repoCount = 0;
-
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: { queuedMs: 0, runMs: 0 } });
-  github = await startGitHubEmulator();
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
-beforeEach(() => {
-  platform.requests.length = 0;
-  github.requests.length = 0;
-});
 
 /** A repository of its own holding `values` (its links on the platform emulator, a week from now). */
 function repository(values: (link: string) => string): string {
@@ -35,10 +17,8 @@ function repository(values: (link: string) => string): string {
 }
 
 /** A manual run of the README's publishing step: a new export of the domain, proposed in the values file. */
-const push = (repo: string, inputs: Record<string, string>) =>
-  runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'config-path': PATH, 'github-token': TOKEN, ...QUICK_POLLS, ...inputs }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'workflow_dispatch' });
+const push = (repo: string, inputs: Record<string, string>) => runAction('dist/index.js', proposing(inputs), env(repo, 'workflow_dispatch'));
 
-const errors = (run: ActionRun) => run.log.split('\n').filter((line) => line.startsWith('::error::'));
 /** Nothing reached the platform, nothing was written to GitHub, no branch was made. */
 function nothingDone(repo: string): void {
   expect(platform.requests).toEqual([]);

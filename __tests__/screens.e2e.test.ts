@@ -4,18 +4,16 @@
 // (__tests__/github-screen.ts) at GitHub's content width, then looked at as a person would: nothing
 // wider than the page, every table with a header, the chart drawn, no Markdown or HTML left as text.
 // Screenshots land in screens/ (gitignored); `npm run screens` also writes the README's image.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type SiteSpec, pageFiles } from '../emulator/archive.ts';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type FeedbackEntry, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
-import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
 import { type ActionRun, runAction } from '../emulator/runner.ts';
 import { chromiumMissing } from '../scripts/chromium.ts';
 import { type GitHubScreen, openGitHubScreen } from './github-screen.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { useEmulators, useTempDir } from './emulators.ts';
+import { runInProcess } from './in-process.ts';
 import { presignedLink } from './finished-export.ts';
 
 const REPO = 'acme/deploy';
@@ -46,30 +44,23 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
 
 (missing && process.env.CI !== 'true' ? describe.skip : describe)('what the reviewer sees, rendered as GitHub renders it', () => {
   let screen: GitHubScreen;
-  let platform: PlatformEmulator; // exports whose pages differ from one job to the next, in controlled ways
+  // platform: exports whose pages differ from one job to the next, in controlled ways
+  const { platform, github, storage: files, publish: publishRun } = useEmulators({ platform: { profile: PROFILE }, storage: true });
   let local: PlatformEmulator; // bundle links the run can fetch (keep-archive), feedback, agent jobs
-  let github: GitHubEmulator;
-  let files: StaticFileServer;
-  let workspace: string;
-  let publishRun: PublishRun;
+  const workspace = useTempDir('workspace-');
   const shown: string[] = [];
 
   beforeAll(async () => {
     if (missing) throw new Error(`The rendering test needs Chromium: ${missing}`);
     screen = await openGitHubScreen();
-    platform = await startPlatformEmulator({ profile: PROFILE });
     local = await startPlatformEmulator({ profile: { queuedMs: 50, runMs: 300 }, feedback: feedback(), agent: { runMs: 0 } });
-    github = await startGitHubEmulator();
-    files = await startStaticFileServer();
-    publishRun = await loadPublish(github.url);
   });
   afterAll(async () => {
     await screen?.close();
-    await Promise.all([platform?.close(), local?.close(), github?.close(), files?.close()]);
+    await local?.close();
     if (shown.length) console.log(`Screenshots, as GitHub would show them:\n${shown.map((path) => `  ${path}`).join('\n')}`);
   });
   beforeEach(() => {
-    workspace = mkdtempSync(join(tmpdir(), 'workspace-'));
     platform.linkTtlSeconds = 7 * 24 * 3600;
     platform.profile = PROFILE;
   });
@@ -84,11 +75,10 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
     platform.profile = { ...PROFILE, site: NEXT_SITE };
     return jobId;
   }
-  afterEach(() => rmSync(workspace, { recursive: true, force: true }));
 
-  const env = () => ({ GITHUB_WORKSPACE: workspace, GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO });
+  const env = () => ({ GITHUB_WORKSPACE: workspace(), GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPO });
   const publish = (inputs: Record<string, string>, on = platform) =>
-    runInProcess(publishRun, { 'api-key': DEFAULT_API_KEY, 'api-url': on.url, domain: 'docs.example.com', 'config-path': 'deploy/values.yaml', 'github-token': TOKEN, ...QUICK_POLLS, ...inputs }, env());
+    runInProcess(publishRun, { 'api-key': DEFAULT_API_KEY, 'api-url': on.url, domain: 'docs.example.com', 'config-path': 'deploy/values.yaml', 'github-token': TOKEN, ...inputs }, env());
   const body = () => github.pulls(REPO).at(-1)!.body;
 
   /** Renders and checks one screen; a person's objections fail the test, named by the screenshot. */
@@ -166,10 +156,10 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
 
   it('a URL the team hosts: the body and the summary', async () => {
     github.createRepo(REPO, { 'deploy/values.yaml': values('') });
-    const exported = await runInProcess(publishRun, { 'api-key': DEFAULT_API_KEY, 'api-url': local.url, domain: 'docs.example.com', 'keep-archive': 'out/bundle.tar.gz', 'link-margin': 'off', ...QUICK_POLLS }, env());
+    const exported = await runInProcess(publishRun, { 'api-key': DEFAULT_API_KEY, 'api-url': local.url, domain: 'docs.example.com', 'keep-archive': 'out/bundle.tar.gz', 'link-margin': 'off' }, env());
     expect(exported.code).toBe(0);
     const jobId = exported.outputs['job-id'];
-    files.files.set(`/team-bundles/docs/${jobId}/bundle.tar.gz`, readFileSync(join(workspace, 'out', 'bundle.tar.gz')));
+    files.files.set(`/team-bundles/docs/${jobId}/bundle.tar.gz`, readFileSync(join(workspace(), 'out', 'bundle.tar.gz')));
     const run = await runInProcess(
       publishRun,
       { 'job-id': jobId, 'bundle-url-template': `${files.url}/team-bundles/docs/<job-id>/bundle.tar.gz`, 'archive-path': 'out/bundle.tar.gz', 'check-sha256': 'true', 'config-path': 'deploy/values.yaml', 'github-token': TOKEN },
@@ -188,7 +178,7 @@ if (missing && process.env.CI !== 'true') console.warn(`Skipping the rendering t
   });
 
   it('a feedback report: tables and the Mermaid chart drawn', async () => {
-    const run = await runAction('dist/feedback/index.js', { 'api-key': DEFAULT_API_KEY, 'project-id': 'proj_docs', 'api-url': local.url, 'date-from': '2026-10-01', 'date-to': '2026-11-01' }, { GITHUB_WORKSPACE: workspace });
+    const run = await runAction('dist/feedback/index.js', { 'api-key': DEFAULT_API_KEY, 'project-id': 'proj_docs', 'api-url': local.url, 'date-from': '2026-10-01', 'date-to': '2026-11-01' }, { GITHUB_WORKSPACE: workspace() });
     expect(run.code).toBe(0);
     expect(run.summary).toContain('```mermaid');
     await expectReadable('feedback-summary', run.summary, 'summary');

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { TEST_POLL_MS_VARIABLE } from '../src/action/constants.ts';
 
 export interface ActionRun {
   code: number | null;
@@ -48,6 +49,8 @@ export function startAction(bundle: string, inputs: Record<string, string>, env:
   for (const [name, value] of Object.entries(inputs)) {
     childEnv[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
   }
+  // The publish actions' short beat on emulated jobs, when the test suite or `npm run try` sets it (src/action/platform-inputs.ts).
+  if (process.env[TEST_POLL_MS_VARIABLE] && childEnv[TEST_POLL_MS_VARIABLE] === undefined) childEnv[TEST_POLL_MS_VARIABLE] = process.env[TEST_POLL_MS_VARIABLE];
   // Under the test suite, the action loads its network guard too (NETWORK_GUARD names the module).
   const guard = process.env.NETWORK_GUARD ? ['--import', pathToFileURL(process.env.NETWORK_GUARD).href] : [];
   const started = Date.now();

@@ -18,6 +18,7 @@ import { DEFAULT_LINK_TTL_SECONDS } from '../emulator/platform-state.ts';
 import { type ActionRun, runAction } from '../emulator/runner.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
 import { type WorkflowStep, actionInputs, fillExpressions, ownActionFile, workflowInMarkdown } from '../emulator/workflow.ts';
+import { TEST_POLL_MS_VARIABLE } from '../src/action/constants.ts';
 import { formatDuration } from '../src/action/format.ts';
 import { InputError, parseDuration } from '../src/action/inputs.ts';
 import { regionOf } from '../src/publish/body.ts';
@@ -51,9 +52,12 @@ const KNOWN: Record<string, string> = {
 };
 /**
  * The emulator's exports take seconds, not minutes: poll them on a short beat. Your workflows keep
- * the default 10 s beat, which would only make this wait.
+ * the constant 10 s beat, which would only make this wait. The publish actions take it from a
+ * variable for emulated runs only (TEST_POLL_MS_VARIABLE, which the runner emulator passes on); an
+ * action that declares the two inputs (agent-job/) takes them.
  */
 const TRY_POLLS = { 'min-poll-interval': '100ms', 'max-poll-interval': '500ms' };
+process.env[TEST_POLL_MS_VARIABLE] ??= '100,500';
 /** An emulated export: a moment queued, two seconds of rendering; a deployment takes a second. */
 const TRY_TIMES: EmulatedTimes = { queuedMs: 300, runMs: 2000, deployMs: 1000 };
 /** A chart folder is loaded whole, but not a whole disk: these many files and bytes at most. */
@@ -391,8 +395,8 @@ async function runWorkflow(name: WorkflowName, emulators: Emulators): Promise<Wo
 
   /** The step's inputs, pointed at the emulators: the rest stays as the workflow wrote it. */
   function emulated(step: WorkflowStep, inputs: Record<string, string>, { bucket: files }: Emulators): Record<string, string> {
-    // The short beat replaces action.yml's defaults, not what the workflow itself sets.
-    const beat = Object.fromEntries(Object.entries(TRY_POLLS).filter(([name]) => step.with?.[name] === undefined));
+    // The short beat replaces action.yml's defaults, not what the workflow itself sets, in an action that declares the inputs.
+    const beat = Object.fromEntries(Object.entries(TRY_POLLS).filter(([name]) => inputs[name] !== undefined && step.with?.[name] === undefined));
     const changed: Record<string, string> = { ...inputs, ...beat, 'api-url': platform.url };
     if (changed['config-path'] !== undefined) {
       changed['config-path'] = chart.configPath;

@@ -9,4 +9,8 @@ export default function globalSetup() {
   // answers and receives against the real APIs' descriptions (emulator/contract-check.ts).
   // EMULATOR_CONTRACT_CHECK=0 turns it off, to measure what it costs.
   process.env.EMULATOR_CONTRACT_CHECK ??= '1';
+  // The publish actions poll on a constant 10 s beat; a bundle a test runs under dist/ polls the
+  // emulator's jobs of a fraction of a second on this short one instead (src/action/platform-inputs.ts,
+  // passed on by emulator/runner.ts). In-process runs take theirs through RunOptions.knobs.
+  process.env.STATIC_EXPORT_TEST_ONLY_POLL_MS ??= '50,250';
 }

@@ -13,6 +13,14 @@ export const PollInput = {
   MaxPollInterval: 'max-poll-interval'
 } as const;
 
+/**
+ * Test-only, never set by a workflow: `floor,ceiling` in milliseconds over the publish actions'
+ * constant poll bounds (POLL_LIMITS), for the bundles that tests and `npm run try` run under dist/
+ * on emulated jobs of seconds (docs/developing.md). An environment variable, not an input: no
+ * action.yml declares it.
+ */
+export const TEST_POLL_MS_VARIABLE = 'STATIC_EXPORT_TEST_ONLY_POLL_MS';
+
 /** The project input of the agent and analytics actions, and of publish when it waits for a deployment. */
 export const ProjectInput = {
   ProjectId: 'project-id'
@@ -21,11 +29,12 @@ export const ProjectInput = {
 /**
  * Every input the publish library reads, whichever action reads it (src/publish/inputs.ts). Each
  * action declares only its own share: ExportInput, RenewInput, HostInput below. The poll and
- * request knobs are declared by none: constants, with an advanced override (docs/behaviour.md).
+ * request knobs are no inputs of theirs: constants (REQUEST_TIMEOUT_MS and POLL_LIMITS in
+ * platform-inputs.ts; docs/behaviour.md says why these values).
  */
 export const PublishInput = {
-  ...PlatformInput,
-  ...PollInput,
+  ApiKey: PlatformInput.ApiKey,
+  ApiUrl: PlatformInput.ApiUrl,
   Domain: 'domain',
   Version: 'version',
   Paths: 'paths',

@@ -34,7 +34,7 @@ export function explainError(error: unknown, context: ErrorContext): string {
       if (error.tls) return `${what}: ${tlsAdvice(new URL(context.apiUrl).host, error.code!)}${reference}`;
       if (isDnsCode(error.code)) return `${what}: ${dnsAdvice(new URL(context.apiUrl).hostname, error.code, 'check the host name in api-url')}.${reference}`;
       if (error.code === 'ETIMEDOUT') {
-        return `${what}: ${error.message}, after retries. The API is slow or unreachable from this runner; re-run, or raise request-timeout.${reference}`;
+        return `${what}: ${error.message}, after retries. The API is slow or unreachable from this runner: re-run the step, and raise timeout if the step ran out of time while it retried.${reference}`;
       }
       if (error.maybeTaken) {
         return `${what}: ${error.message}. It was not retried because the server may already have acted on it; check before re-running.${reference}`;

@@ -1,13 +1,35 @@
 // The inputs every action of this repository reads alike, and the API client they make from them:
 // the admin key (masked before anything else is read), the API's URL, one request's time limit,
-// and, for the actions that wait, the bounds of polling.
+// and, for the actions that wait, the bounds of polling. The last two are inputs of the actions that
+// declare them (agent-job/, feedback/) and constants in the three publish actions (issue 41), which
+// declare neither: a workflow had no reason to set them (docs/behaviour.md says why these values).
 import * as core from '@actions/core';
 import { checkAdminKey } from '../platform/key.ts';
 import { ApiClient, type ApiClientOptions } from '../platform/transport.ts';
-import { DEFAULT_API_URL, PlatformInput, PollInput, ProjectInput } from './constants.ts';
+import { DEFAULT_API_URL, PlatformInput, PollInput, ProjectInput, TEST_POLL_MS_VARIABLE } from './constants.ts';
 import { InputError, isBareNumber, parseBaseUrl, parseDuration } from './inputs.ts';
 import type { Cancellation } from './runtime.ts';
 import type { ScheduleLimits } from '../wait/wait.ts';
+
+/** One request's time limit where no input sets it: the whole answer included, and never past the step's timeout. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * The poll bounds where no input sets them: the beat of the platform's own loop (`sleep 10`, so an
+ * end nothing foretold is seen no later than the loop sees it) and never two looks within a second.
+ */
+export const POLL_LIMITS: Readonly<ScheduleLimits> = { floorMs: 1000, ceilingMs: 10_000 };
+
+/** POLL_LIMITS as TEST_POLL_MS_VARIABLE sets them, for a bundle a test runs under dist/. */
+function testPollLimits(): ScheduleLimits | undefined {
+  const text = process.env[TEST_POLL_MS_VARIABLE];
+  if (!text) return undefined;
+  const [floorMs, ceilingMs] = text.split(',').map(Number);
+  if (!Number.isInteger(floorMs) || !Number.isInteger(ceilingMs) || floorMs! < 0 || ceilingMs! < Math.max(1, floorMs!)) {
+    throw new Error(`${TEST_POLL_MS_VARIABLE} is '${text}': a test sets it to 'floor,ceiling' in milliseconds, such as '50,250'.`);
+  }
+  return { floorMs: floorMs!, ceilingMs: ceilingMs! };
+}
 
 export interface PlatformInputs {
   apiKey: string;
@@ -18,9 +40,10 @@ export interface PlatformInputs {
 /**
  * Read first: the key is masked before any other input, so no later message can echo it.
  * `keyOptional`: an empty key is returned as '' for the caller to decide (a run that sends nothing
- * to the platform needs none); otherwise it is an error.
+ * to the platform needs none); otherwise it is an error. `requestTimeoutInput`: the action declares
+ * request-timeout (agent-job/, feedback/); otherwise one request's limit is REQUEST_TIMEOUT_MS.
  */
-export function readPlatformInputs(options: { keyOptional?: boolean } = {}): PlatformInputs {
+export function readPlatformInputs(options: { keyOptional?: boolean; requestTimeoutInput?: boolean } = {}): PlatformInputs {
   const apiKey = core.getInput(PlatformInput.ApiKey);
   if (apiKey !== '') core.setSecret(apiKey);
   if (apiKey.trim() === '' && !options.keyOptional) {
@@ -35,7 +58,7 @@ export function readPlatformInputs(options: { keyOptional?: boolean } = {}): Pla
   return {
     apiKey: options.keyOptional && apiKey.trim() === '' ? '' : checkAdminKey(PlatformInput.ApiKey, apiKey),
     apiUrl: base.url,
-    requestTimeoutMs: readDuration(PlatformInput.RequestTimeout, '30s')
+    requestTimeoutMs: options.requestTimeoutInput ? readDuration(PlatformInput.RequestTimeout, '30s') : REQUEST_TIMEOUT_MS
   };
 }
 
@@ -57,7 +80,9 @@ export function readProjectId(): string {
   return projectId;
 }
 
-export function readPollLimits(): ScheduleLimits {
+/** The poll bounds: the action's own min-poll-interval and max-poll-interval where its action.yml declares them (`declared`: agent-job/), else POLL_LIMITS. */
+export function readPollLimits(options: { declared?: boolean } = {}): ScheduleLimits {
+  if (!options.declared) return testPollLimits() ?? { ...POLL_LIMITS };
   const minText = core.getInput(PollInput.MinPollInterval) || '1s';
   const floorMs = readDuration(PollInput.MinPollInterval, '1s', { allowZero: true });
   const ceilingMs = readDuration(PollInput.MaxPollInterval, '10s');

@@ -16,7 +16,7 @@ export interface AgentJobInputs extends PlatformInputs {
 
 /** Reads and checks every input before any request, so bad input costs nothing. */
 export function readAgentJobInputs(): AgentJobInputs {
-  const platform = readPlatformInputs();
+  const platform = readPlatformInputs({ requestTimeoutInput: true });
   const projectId = readProjectId();
   const jobId = core.getInput(Input.JobId).trim();
   const prompt = core.getInput(Input.Prompt).trim();
@@ -37,7 +37,7 @@ export function readAgentJobInputs(): AgentJobInputs {
     projectId,
     plan,
     timeoutMs: readDuration(Input.Timeout, '30m'),
-    limits: readPollLimits(),
+    limits: readPollLimits({ declared: true }),
     failOnFailed: parseBoolean(Input.FailOnFailed, core.getInput(Input.FailOnFailed) || 'true')
   };
 }

@@ -23,7 +23,7 @@ export const ANALYTICS_REQUESTS_PER_HOUR = 100;
 
 /** Reads and checks every input before any request, so bad input costs nothing. */
 export function readFeedbackInputs(now = Date.now()): FeedbackInputs {
-  const platform = readPlatformInputs();
+  const platform = readPlatformInputs({ requestTimeoutInput: true });
   const projectId = readProjectId();
   const range = feedbackRange(
     { fromName: Input.DateFrom, from: core.getInput(Input.DateFrom), toName: Input.DateTo, to: core.getInput(Input.DateTo) },

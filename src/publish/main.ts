@@ -28,10 +28,12 @@ export interface RunOptions {
   githubSecondMs?: number;
   /** Which action runs (its entry in src/entry/ says): the root's export by default. */
   kind?: RunKind;
+  /** The poll and request knobs in place of their constants (platform-inputs.ts): a test's short beat. */
+  knobs?: Partial<Pick<PublishInputs, 'limits' | 'requestTimeoutMs'>>;
 }
 
 export async function run(cancellation = new Cancellation(), options: RunOptions = {}): Promise<void> {
-  const given = readInputs(() => readPublishInputs(options.kind ?? 'export'));
+  const given = readInputs(() => ({ ...readPublishInputs(options.kind ?? 'export'), ...options.knobs }));
   if (!given) return;
   let inputs = given;
   const deadline = new Deadline(inputs.timeoutMs);
