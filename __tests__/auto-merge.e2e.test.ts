@@ -4,74 +4,35 @@
 // on a branch of its own, the content pull request rebuilt and still mergeable); a renewal that branch
 // protection refuses (left open, marked urgent, the rule named). The rest runs the real run() in this
 // process (in-process.ts).
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { describe, expect, it } from '@jest/globals';
 import { type ActionRun, runAction } from '../emulator/runner.ts';
 import { jobIdFromLink, linkExpiry } from '../src/values/link.ts';
 import { readSetting } from '../src/values/values-file.ts';
-import { finishedExport, presignedLink } from './finished-export.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { finishedExport } from './finished-export.ts';
+import { runInProcess } from './in-process.ts';
 import { regionOf } from '../src/publish/body.ts';
+import { BRANCH, DOMAIN, HOUR, PATH, TOKEN, errors, productionRepo, useEmulators } from './emulators.ts';
 
-const HOUR = 3_600_000;
-const PATH = 'deploy/values.yaml';
-const BRANCH = 'static-export/deploy-values.yaml';
-const RENEWAL_BRANCH = 'static-export/deploy-values.yaml-renewal';
-const TOKEN = 'ghs_emulator_token';
-const DOMAIN = 'docs.example.com';
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let publish: PublishRun;
-let repoCount = 0;
-
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: { queuedMs: 0, runMs: 0 } });
-  // The platform's links live a week, as S3's presigned links at most.
-  platform.linkTtlSeconds = 7 * 24 * 3600;
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
-
-const values = (bundleUrl: string) => `# Helm values for the docs deployment.\nreplicaCount: 2\n\nstaticExport:\n  enabled: true\n  bundleUrl: "${bundleUrl}"\n\nresources: {}\n`;
+const RENEWAL_BRANCH = `${BRANCH}-renewal`;
+// The platform's links live a week, as S3's presigned links at most.
+const { platform, github, publish, inputs } = useEmulators({ platform: { profile: { queuedMs: 0, runMs: 0 }, linkTtlSeconds: 7 * 24 * 3600 } });
 
 /** A repository of its own whose base serves an export by a link with `leftHours` to live. */
-async function production(leftHours: number): Promise<{ repo: string; jobId: string; link: string }> {
-  const repo = `acme/deploy-${++repoCount}`;
-  const { jobId } = await finishedExport(platform, DOMAIN);
-  const link = presignedLink(platform, jobId, Date.now() - (168 - leftHours) * HOUR, 168 * 3600);
-  github.createRepo(repo, { [PATH]: values(link), 'README.md': '# deploy\n' });
-  return { repo, jobId, link };
-}
+const production = (leftHours: number) => productionRepo({ platform, github }, 'deploy', { leftHours, files: { 'README.md': '# deploy\n' } });
 
 /** The nightly workflow's step, with auto-merge: renewals. */
-const nightly = (extra: Record<string, string> = {}) => ({
-  'api-key': DEFAULT_API_KEY,
-  'api-url': platform.url,
-  domain: DOMAIN,
-  'renew-within': '72h',
-  'config-path': PATH,
-  'github-token': TOKEN,
-  'auto-merge': 'renewals',
-  ...QUICK_POLLS,
-  ...extra
-});
+const nightly = (extra: Record<string, string> = {}) => inputs({ 'renew-within': '72h', 'config-path': PATH, 'github-token': TOKEN, 'auto-merge': 'renewals', ...extra });
 
 const nightlyThroughDist = (repo: string, extra: Record<string, string> = {}) => runAction('dist/renew/index.js', nightly(extra), { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'schedule' });
 const nightlyInProcess = (repo: string, extra: Record<string, string> = {}) => runInProcess(publish, nightly(extra), { GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'schedule' });
 
 const linkOn = (repo: string, ref: string) => readSetting(PATH, github.fileAt(repo, ref, PATH)!, 'staticExport', 'bundleUrl') as string;
-const errors = (run: ActionRun) => run.log.split('\n').filter((line) => line.startsWith('::error::'));
 const warnings = (run: ActionRun) => run.log.split('\n').filter((line) => line.startsWith('::warning::'));
 
 /** A push run (the README's push workflow, without auto-merge) proposes new content: the content pull request a person has to review. */
 async function proposeContent(repo: string): Promise<{ number: number; jobId: string }> {
   const { jobId } = await finishedExport(platform, DOMAIN);
-  const run = await runInProcess(publish, { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: DOMAIN, 'job-id': jobId, 'config-path': PATH, 'github-token': TOKEN, ...QUICK_POLLS }, { GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'push' });
+  const run = await runInProcess(publish, inputs({ 'job-id': jobId, 'config-path': PATH, 'github-token': TOKEN }), { GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'push' });
   expect(errors(run)).toEqual([]);
   return { number: Number(run.outputs['pull-request-number']), jobId };
 }

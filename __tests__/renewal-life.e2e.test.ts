@@ -4,61 +4,27 @@
 // checks pass through GitHub's auto-merge, or held with the exact reason. The GitHub behaviours these
 // stand on are in emulator/recorded/github.json, each with its public source. Three runs go through
 // the built bundles (dist/renew/index.js), as the nightly runs it; the rest runs run() in this process.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { describe, expect, it } from '@jest/globals';
 import { type ActionRun, runAction } from '../emulator/runner.ts';
 import { jobIdFromLink, linkExpiry } from '../src/values/link.ts';
 import { readSetting } from '../src/values/values-file.ts';
 import { regionOf } from '../src/publish/body.ts';
 import { finishedExport, presignedLink } from './finished-export.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { runInProcess } from './in-process.ts';
+import { BRANCH, DOMAIN, PATH, TOKEN, errors, helmValues as values, productionRepo, useEmulators } from './emulators.ts';
 
-const HOUR = 3_600_000;
-const PATH = 'deploy/values.yaml';
-const BRANCH = 'static-export/deploy-values.yaml';
 const RENEWAL_BRANCH = `${BRANCH}-renewal`;
-/** The workflow's GITHUB_TOKEN, and a GitHub App's installation token (actions/create-github-app-token). */
-const TOKEN = 'ghs_emulator_token';
+/** A GitHub App's installation token (actions/create-github-app-token), beside the workflow's GITHUB_TOKEN. */
 const APP = 'ghs_app_installation';
-const DOMAIN = 'docs.example.com';
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let publish: PublishRun;
-let repoCount = 0;
-
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: { queuedMs: 0, runMs: 0 } });
-  platform.linkTtlSeconds = 7 * 24 * 3600;
-  github = await startGitHubEmulator({ tokens: { [APP]: { kind: 'installation', write: true } } });
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
-
-const values = (bundleUrl: string) => `# Helm values for the docs deployment.\nreplicaCount: 2\n\nstaticExport:\n  enabled: true\n  bundleUrl: "${bundleUrl}"\n\nresources: {}\n`;
+const { platform, github, publish, inputs } = useEmulators({ platform: { profile: { queuedMs: 0, runMs: 0 }, linkTtlSeconds: 7 * 24 * 3600 }, github: { tokens: { [APP]: { kind: 'installation', write: true } } } });
 
 /** A repository of its own whose base serves an export by a week-long link with `leftHours` to live. */
-async function production(leftHours: number): Promise<{ repo: string; jobId: string; link: string }> {
-  const repo = `acme/renewal-life-${++repoCount}`;
-  const { jobId } = await finishedExport(platform, DOMAIN);
-  const link = presignedLink(platform, jobId, Date.now() - (168 - leftHours) * HOUR, 168 * 3600);
-  github.createRepo(repo, { [PATH]: values(link), 'README.md': '# deploy\n' });
-  return { repo, jobId, link };
-}
+const production = (leftHours: number) => productionRepo({ platform, github }, 'renewal-life', { leftHours });
 
-const nightly = (extra: Record<string, string> = {}) => ({
-  'api-key': DEFAULT_API_KEY,
-  'api-url': platform.url,
-  'renew-within': '72h',
-  'config-path': PATH,
-  'github-token': TOKEN,
-  'auto-merge': 'renewals',
-  ...QUICK_POLLS,
-  ...extra
-});
+const nightly = (extra: Record<string, string> = {}) => {
+  const { domain: _domain, ...platformInputs } = inputs();
+  return { ...platformInputs, 'renew-within': '72h', 'config-path': PATH, 'github-token': TOKEN, 'auto-merge': 'renewals', ...extra };
+};
 const nightlyThroughDist = (repo: string, extra: Record<string, string> = {}) =>
   runAction('dist/renew/index.js', nightly(extra), { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'schedule' });
 const nightlyInProcess = (repo: string, extra: Record<string, string> = {}) => runInProcess(publish, nightly(extra), { GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'schedule' });
@@ -66,17 +32,12 @@ const nightlyInProcess = (repo: string, extra: Record<string, string> = {}) => r
 /** The push workflow's step: new content, the pull request a person reviews. */
 async function proposeContent(repo: string): Promise<{ number: number; jobId: string }> {
   const { jobId } = await finishedExport(platform, DOMAIN);
-  const run = await runInProcess(
-    publish,
-    { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: DOMAIN, 'job-id': jobId, 'config-path': PATH, 'github-token': TOKEN, ...QUICK_POLLS },
-    { GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'push' }
-  );
+  const run = await runInProcess(publish, inputs({ 'job-id': jobId, 'config-path': PATH, 'github-token': TOKEN }), { GITHUB_REPOSITORY: repo, GITHUB_EVENT_NAME: 'push' });
   expect(errors(run)).toEqual([]);
   return { number: Number(run.outputs['pull-request-number']), jobId };
 }
 
 const linkOn = (repo: string, ref: string) => readSetting(PATH, github.fileAt(repo, ref, PATH)!, 'staticExport', 'bundleUrl') as string;
-const errors = (run: ActionRun) => run.log.split('\n').filter((line) => line.startsWith('::error::'));
 const warnings = (run: ActionRun) => run.log.split('\n').filter((line) => line.startsWith('::warning::'));
 const renewalOf = (repo: string) => github.pulls(repo).find((pull) => pull.head === RENEWAL_BRANCH);
 
