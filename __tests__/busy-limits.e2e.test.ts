@@ -1,7 +1,7 @@
 // Every wait and every CPU-heavy step ends by the step's deadline and on cancel. A values file is read
 // only up to GitHub's own 1 MB, and one that size is patched; the labels' retry waits end on SIGTERM;
 // a zip being unpacked stops on SIGINT and by the step's timeout, leaving nothing behind; a GitHub
-// attempt cut by request-timeout is retried only when the retry fits in the step's timeout. (The
+// attempt cut by its request limit is retried only when the retry fits in the step's timeout. (The
 // times themselves: npm run bench:limits.) The signals and the unpack's timeout run through
 // dist/index.js, as the runner starts it; the rest runs the real action in this process (in-process.ts).
 import { describe, expect, it } from '@jest/globals';
@@ -81,12 +81,12 @@ describe('waits that end on cancel and by the deadline', () => {
     });
   });
 
-  it("a GitHub attempt cut by request-timeout is not retried past the step's timeout", async () => {
+  it("a GitHub attempt cut by its request limit is not retried past the step's timeout", async () => {
     const faults: GitHubFault[] = [{ kind: 'slow', operation: 'repos.get', times: 10, value: 5000 }];
     await withGitHub(valuesFile(10), faults, async (_github, inputs, env) => {
       const run = await runInProcess(publish, { ...inputs, timeout: '4s' }, env, { knobs: { requestTimeoutMs: 2000 } });
       expect(run.code).toBe(1);
-      expect(errorLine(run.log)).toMatch(/GitHub did not answer GET \/repos\/acme\/deploy within \d s \(request-timeout\), and the step's timeout leaves no time to retry\. Raise timeout, or run again\./);
+      expect(errorLine(run.log)).toMatch(/GitHub did not answer GET \/repos\/acme\/deploy within \d s \(the limit of one request\), and the step's timeout leaves no time to retry\. Raise timeout, or run again\./);
     });
   });
 });

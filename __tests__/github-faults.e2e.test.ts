@@ -141,10 +141,10 @@ describe('transient answers are retried: each ends in one correct pull request',
     for (const { run, github, context } of results) expectOnePullRequest(github, run, context);
   });
 
-  it('a slow answer past request-timeout is abandoned and retried', async () => {
+  it('a slow answer past the request limit is abandoned and retried', async () => {
     const { run, github, context } = await withFault([{ kind: 'slow', operation: 'pulls.list', value: 4000 }], { kind: 'slow' });
     expectOnePullRequest(github, run, context);
-    expect(run.log).toContain('GitHub did not answer GET /repos/acme/deploy/pulls within 2 s (request-timeout); retrying.');
+    expect(run.log).toContain('GitHub did not answer GET /repos/acme/deploy/pulls within 2 s (the limit of one request); retrying.');
   });
 
   it.each([

@@ -14,7 +14,7 @@
 // - The merge's transient refusals (405 "Base branch was modified", 405 "not mergeable" while GitHub
 //   computes the merge after a push) are tried again, three times at most, through the one backoff
 //   helper and after reading the pull request back.
-// - Each attempt has its own time limit (request-timeout, or what is left of the step), and no wait
+// - Each attempt has its own time limit (30 s, the publish actions' constant, or what is left of the step), and no wait
 //   starts that would end past the deadline: the step ends then, saying what GitHub asked for.
 import { getOctokit } from '@actions/github';
 import { retry } from '@octokit/plugin-retry';
@@ -213,7 +213,7 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
       const noTimeToRetry = (said: string) =>
         new GitHubStop(`${said}, and the step's timeout leaves no time to retry. Raise timeout, or run again.`, { cause: error, unanswered: true });
       if (timeout.aborted) {
-        const said = `GitHub did not answer ${what(o)} within ${formatDuration(limitMs)} (request-timeout)`;
+        const said = `GitHub did not answer ${what(o)} within ${formatDuration(limitMs)} (the limit of one request)`;
         if (retryCount < retries && !deadline.fits(retryDelayMs(retryCount))) throw noTimeToRetry(said);
         // A timeout is transient: a RequestError with its request, so plugin-retry retries it.
         log(retryCount < retries ? `${said}; retrying.` : `${said}.`);

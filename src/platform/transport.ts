@@ -219,7 +219,7 @@ export class ApiClient {
     const started = Date.now();
     const { deadline } = this.options;
     if (deadline?.expired()) throw new DeadlineError(`${method} ${path} could be sent`, 0, deadline);
-    // One request's limit: request-timeout, or what is left of the step if that is less.
+    // One request's limit: request-timeout (agent-job/ and feedback/; a constant 30 s in the publish actions), or what is left of the step if that is less.
     const limit = deadline ? deadline.limit(this.options.requestTimeoutMs) : this.options.requestTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     let answer: IncomingMessage | undefined;

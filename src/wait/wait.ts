@@ -4,7 +4,7 @@
 import pRetry from 'p-retry';
 import { abortableSleep } from './sleep.ts';
 
-/** The poll bounds every schedule keeps (`min-poll-interval`, `max-poll-interval`). */
+/** The poll bounds every schedule keeps (agent-job/'s `min-poll-interval` and `max-poll-interval`; constants in the publish actions). */
 export interface ScheduleLimits {
   /** Never poll sooner than this after the previous poll. */
   floorMs: number;
