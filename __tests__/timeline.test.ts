@@ -32,7 +32,7 @@ import { checkProperty, fullList, propertySettings } from './property.ts';
 import { kindOfStep } from './in-process.ts';
 
 // TIMELINES and TIMELINE_SEED: how many timelines and which (__tests__/property.ts); TEST_PATH replays one a failure names.
-const KNOBS = ['TIMELINE_DAYS', 'HOLIDAY_DAYS', 'TIMELINE_LOST_WRITES', 'TIMELINE_INTERLEAVED'];
+const KNOBS = ['TIMELINE_DAYS', 'HOLIDAY_DAYS', 'HOLIDAY_KEEP_GOING', 'HOLIDAY_EXPECT_KEPT', 'TIMELINE_LOST_WRITES', 'TIMELINE_INTERLEAVED'];
 const MONTHS = { runs: 3, runsVar: 'TIMELINES', seed: 2211, seedVar: 'TIMELINE_SEED', file: '__tests__/timeline.test.ts', knobs: KNOBS };
 const { runs: TIMELINES, seed: SEED } = propertySettings(MONTHS);
 const DAYS = Number(process.env.TIMELINE_DAYS ?? 10);
@@ -749,6 +749,18 @@ const APP_TOKEN = 'ghs_emulated_app_installation_token';
 const CHECK = 'ci';
 /** A renewal merges this soon after its check passed on its head, where a check is required (issue 42). */
 const CHECK_TO_MERGE_MS = 30 * 60_000;
+/**
+ * HOLIDAY_KEEP_GOING=1: a timeline plays on past a broken promise to its end, and the table lists every
+ * promise it broke, with the day it first did (then fails, naming them): what a product breaks, at once.
+ */
+const HOLIDAY_KEEP_GOING = Boolean(process.env.HOLIDAY_KEEP_GOING);
+/**
+ * The set-ups whose promises today's product breaks: issue 42's renewals (on <pr-branch>-renewal beside
+ * any content, closed once stale, GitHub's auto-merge armed where checks are required) are being built.
+ * They are declared it.failing, so npm test stays green while they break and turns red the day the
+ * product keeps them: then empty this list. HOLIDAY_EXPECT_KEPT=1 runs them as ordinary tests.
+ */
+const AWAITING_ISSUE_42 = new Set(process.env.HOLIDAY_EXPECT_KEPT ? [] : ['check-app', 'check-token', 'review']);
 /** The holiday timelines' seed unless TIMELINE_SEED gives one. */
 const HOLIDAY_SEED = 4228;
 
@@ -922,10 +934,14 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
     try {
       expect({ context: context(), ...got }).toEqual({ context: context(), ...want });
     } catch (error) {
-      stats.broken.push(`${name}, day ${((Date.now() - start) / DAY).toFixed(1)}`);
-      throw error;
+      const seen = broken.get(name);
+      if (seen) seen.times += 1;
+      else broken.set(name, { day: (Date.now() - start) / DAY, times: 1, error: error instanceof Error ? error.message : String(error) });
+      if (!HOLIDAY_KEEP_GOING) throw error;
     }
   };
+  /** The promises broken so far: the first moment each broke, and how often (HOLIDAY_KEEP_GOING plays on past them). */
+  const broken = new Map<string, { day: number; times: number; error: string }>();
   const jobOn = (ref: string) => jobIdFromLink((readSetting(PATH, github.fileAt(repo, ref, PATH) ?? '', 'staticExport', 'bundleUrl') as string | undefined) ?? '');
   const mainLink = () => readSetting(PATH, github.fileAt(repo, 'main', PATH)!, 'staticExport', 'bundleUrl') as string;
   const createdAt = (jobId: string | undefined) => (jobId ? platform.exportJobs.get(jobId)?.createdAt : undefined);
@@ -1157,12 +1173,17 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
     }
   } finally {
     settleHolidayStats(repo, setup, stats, expired, renewalsByPeople, checksPassedAt, Math.min(end, Date.now()));
+    stats.timelines += 1;
+    for (const [name, { day, times }] of broken) stats.broken.push(`${name} (day ${day.toFixed(1)}${times > 1 ? `, ${times} times` : ''})`);
   }
   // A renewal merged more than 30 minutes after its check passed (at the next night, say) broke the promise too.
   if (setup.check && setup.promise === 'alive') {
-    promise('a renewal merged more than 30 minutes after its check passed', { slowest: Math.max(0, ...stats.checkToMerge) <= CHECK_TO_MERGE_MS / 60_000 }, { slowest: true });
+    const slowest = Math.max(0, ...stats.checkToMerge);
+    promise('a renewal merged more than 30 minutes after its check passed', { slowestMinutes: slowest, within30Minutes: slowest <= CHECK_TO_MERGE_MS / 60_000 }, { slowestMinutes: slowest, within30Minutes: true });
+    if (broken.has('a renewal merged more than 30 minutes after its check passed') && !stats.broken.some((line) => line.startsWith('a renewal merged'))) stats.broken.push('a renewal merged more than 30 minutes after its check passed (at the end)');
   }
-  stats.timelines += 1;
+  // Played on past its broken promises: the timeline fails now, with the first of them.
+  if (broken.size > 0) throw new Error(`${broken.size} promise(s) broken: ${[...broken.keys()].join('; ')}\nThe first:\n${[...broken.values()][0]!.error}`);
 }
 
 /** The timeline's tallies once it ended (or broke): merges by the action, expired minutes up to `until`, and each renewal's time from its check passing to its merge. */
@@ -1216,7 +1237,7 @@ function holidayTable(rows: { setup: HolidaySetup; stats: HolidayStats }[]): str
         stats.expiredMinutes,
         stats.staleRenewals,
         setup.check ? (stats.checkToMerge.length ? `${Math.max(...stats.checkToMerge)} / ${median(stats.checkToMerge)}` : 'no renewal merged') : '—',
-        stats.broken.length ? `broken: ${stats.broken[0]}` : 'kept'
+        stats.broken.length ? `broken: ${stats.broken.join('; ')}` : 'kept'
       ])
     )
   ].join('\n');
@@ -1245,7 +1266,10 @@ describe(`${HOLIDAY_DAYS} days with reviewers of 0 to 14 days and a two-week hol
 
   for (const setup of HOLIDAY_SETUPS) {
     const also = setup.check && setup.promise === 'alive' ? ', each renewal merges within 30 minutes of its check passing' : '';
-    it(`${setup.name}, ${HOLIDAY_TIMELINES} timelines: ${promises[setup.promise]}${also}`, async () => {
+    const awaiting = AWAITING_ISSUE_42.has(setup.slug);
+    // A known failure is not shrunk for five minutes on every npm test; TIMELINE_SHRINK_SECONDS still asks for it.
+    const shrinkMs = awaiting && process.env.TIMELINE_SHRINK_SECONDS === undefined ? 0 : SHRINK_MS;
+    (awaiting ? it.failing : it)(`${setup.name}, ${HOLIDAY_TIMELINES} timelines: ${promises[setup.promise]}${also}${awaiting ? ' (broken until issue 42 lands: it.failing)' : ''}`, async () => {
       const stats = blank();
       rows.push({ setup, stats });
       /** The drawn timelines are counted in the table, up to the first that broke a promise; shrinking's replays are not. */
@@ -1269,7 +1293,7 @@ describe(`${HOLIDAY_DAYS} days with reviewers of 0 to 14 days and a two-week hol
               if (one.broken.length > 0) shrinking = true;
             }
           }),
-        { ...HOLIDAYS, testName: setup.name }
+        { ...HOLIDAYS, testName: setup.name, shrinkMs }
       );
       // The timelines did what they are for: people merged content, and (with auto-merge where merges go through) the action merged renewals.
       expect(stats.personMerges).toBeGreaterThan(0);
