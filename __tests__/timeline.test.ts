@@ -1027,9 +1027,10 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
       if (kind === 'nightly') {
         failedNights.push(Date.now());
         stats.failedScheduledRuns += 1;
-        const number = Number(/pull request #(\d+)/i.exec(error!)![1]);
-        named = { pull: number };
-        if (setup.promise === 'told') {
+        const number = Number(/pull request #(\d+)/i.exec(error ?? '')?.[1] ?? Number.NaN);
+        if (!Number.isNaN(number)) named = { pull: number };
+        // (A failure that names no pull request broke the promise above; HOLIDAY_KEEP_GOING plays on.)
+        if (setup.promise === 'told' && !Number.isNaN(number)) {
           // The one-click fix is the renewal, never content; with GITHUB_TOKEN, held checks are said.
           const head = github.pull(repo, number)?.head;
           promise('a scheduled failure names no renewal pull request', { named: number, head, endsInRenewal: head?.endsWith('-renewal') }, { named: number, head, endsInRenewal: true });
