@@ -8,6 +8,12 @@
 // (x.html in one, x/index.html in the next), with link lifetimes from an hour to a week. After every
 // step the deployment is checked as a whole, not one run at a time.
 //
+// Then issue 42's holiday timelines (their own header, below): one team's reviewers and two weeks
+// away, in six repositories (unprotected; a required review the step's App bypasses; a required check
+// with an App token, and with GITHUB_TOKEN; a required review with no bypass; no auto-merge), ending
+// with a Markdown table per repository. 14 days each by default; the issue's 90 days on demand:
+//   HOLIDAY_DAYS=90 npm test -- __tests__/timeline.test.ts -t 'two-week holiday'
+//
 // The timelines are drawn by fast-check (__tests__/property.ts): a broken promise prints the seed, the
 // timeline shrunk to the fewest events that still break it (one line each: day, event, who), what
 // happened in it run by run, and the line that replays it.
