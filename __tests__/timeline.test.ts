@@ -1190,7 +1190,7 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
     if (broken.has('a renewal merged more than 30 minutes after its check passed') && !stats.broken.some((line) => line.startsWith('a renewal merged'))) stats.broken.push('a renewal merged more than 30 minutes after its check passed (at the end)');
   }
   // Played on past its broken promises: the timeline fails now, with the first of them.
-  if (broken.size > 0) throw new Error(`${broken.size} promise(s) broken: ${[...broken.keys()].join('; ')}\nThe first:\n${[...broken.values()][0]!.error}`);
+  if (broken.size > 0) throw new Error(`${broken.size} promise(s) broken: ${[...broken.keys()].join('; ')}\n${[...broken].map(([name, { error }]) => `The first time ${name}:\n${error}`).join('\n')}`);
 }
 
 /** The timeline's tallies once it ended (or broke): merges by the action, expired minutes up to `until`, and each renewal's time from its check passing to its merge. */
