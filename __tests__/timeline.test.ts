@@ -1004,9 +1004,8 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
   }
 
   const inputs = (extra: Record<string, string>) => ({ 'config-repository': repo, domain: DOMAIN, 'github-token': setup.token, ...(setup.autoMerge ? { 'auto-merge': 'renewals' } : {}), ...extra });
-  /** The pull request a failed scheduled run named last, for the owner who acts on it. */
-  let named: { pull: number } | undefined;
-  async function runStep(kind: 'push' | 'nightly', extra: Record<string, string>, faults: HolidayFaults, checkMinutes: number): Promise<void> {
+  /** Runs one step and checks it; returns the pull request a failed scheduled run named, for the owner who acts on it. */
+  async function runStep(kind: 'push' | 'nightly', extra: Record<string, string>, faults: HolidayFaults, checkMinutes: number): Promise<number | undefined> {
     const deployedJob = jobIdFromLink(mainLink());
     const started = performance.now();
     // A required check on what this run pushes takes the push's or the night's time.
@@ -1028,13 +1027,14 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
     stats.runs += 1;
     tell(`the ${kind} run${lost.length > 0 ? ` (GitHub lost the answer of ${lost.map((request) => `${request.method} ${request.path.replace(/^\/repos\/[^/]+\/[^/]+/, '')}`).join(', ')})` : ''}: ${runText(result)}`);
     const error = result.log.split('\n').find((line) => line.startsWith('::error::'));
+    let named: number | undefined;
     if (result.code !== 0) {
       promise('a failure is not the guard\'s', { kind, error }, { kind, error: expect.stringMatching(/^::error::Production's link in deploy\/values\.yaml on main .* Merge pull request #\d+/) });
       if (kind === 'nightly') {
         failedNights.push(Date.now());
         stats.failedScheduledRuns += 1;
         const number = Number(/pull request #(\d+)/i.exec(error ?? '')?.[1] ?? Number.NaN);
-        if (!Number.isNaN(number)) named = { pull: number };
+        if (!Number.isNaN(number)) named = number;
         // (A failure that names no pull request broke the promise above; HOLIDAY_KEEP_GOING plays on.)
         if (setup.promise === 'told' && !Number.isNaN(number)) {
           // The one-click fix is the renewal, never content; with GITHUB_TOKEN, held checks are said.
@@ -1046,6 +1046,7 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
     }
     // A run merges renewals only: the export production serves is never changed by the action.
     promise('the action changed production\'s export', { kind, deployed: jobIdFromLink(mainLink()) }, { kind, deployed: deployedJob });
+    return named;
   }
 
   /** Production's link, looked at now: an expired one is counted, by the minute, from its expiry. */
@@ -1067,7 +1068,9 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
     const production = jobOn('main');
     const open = github.pull(repo, number);
     if (open?.state !== 'open') return true;
+    // A renewal of what production serves, or a stale one (the merge that moves production back, issue 42).
     const renewal = jobOn(open.head) === production;
+    const stale = !renewal && renewals.has(number);
     const method = methods[methodIndex % methods.length]!;
     if (setup.review) github.approvePull(repo, number);
     // Auto-merge the action armed may merge it the moment it is approved: then it is not the person's merge.
@@ -1081,9 +1084,9 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
       tell(`GitHub refuses the ${method} merge of pull request #${number}: the person tries again in an hour`);
       return false; // e.g. a rebase over a merge: the next run makes it mergeable again
     }
-    tell(`a person merges ${renewal ? 'the renewal' : 'the content'} in pull request #${number} (${method})`);
+    tell(`a person merges ${renewal ? 'the renewal' : stale ? "a stale renewal, of an export older than production's," : 'the content'} in pull request #${number} (${method})`);
     stats.personMerges += 1;
-    if (renewal) {
+    if (renewal || stale) {
       stats.personMergesOfRenewals += 1;
       renewalsByPeople.add(number);
     }
@@ -1125,7 +1128,8 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
   const nextPush = () => (pushes[0] ? start + pushes[0].at * 60_000 : Number.POSITIVE_INFINITY);
   /** When the content's reviewer is done with it (set at the push it reviews), and when a person comes to the renewal. */
   let contentReview: { due: number; method: number } | undefined;
-  let renewalVisit: { due: number; method: number } | undefined;
+  /** `pull`: the one a failed scheduled run named, which the owner opens from its notification; else the newest open renewal. */
+  let renewalVisit: { due: number; method: number; pull?: number } | undefined;
   /** When the next running check ends, while a person waits on one. */
   const nextCheckEnd = () => (whenGreen.size === 0 ? Number.POSITIVE_INFINITY : Math.min(Number.POSITIVE_INFINITY, ...github.checkRuns(repo).flatMap((run) => (run.status === 'queued' && run.completesAt !== undefined ? [run.completesAt] : []))));
   try {
@@ -1140,11 +1144,10 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
         const night = holiday.nights[Math.floor((nextNightly - start) / DAY)]!;
         nextNightly += DAY;
         lastReviewer = night;
-        named = undefined;
-        await runStep('nightly', { 'renew-within': '72h' }, night.faults, night.checkMinutes);
+        const named = await runStep('nightly', { 'renew-within': '72h' }, night.faults, night.checkMinutes);
         // The owner, told by the failure, comes to the renewal it names after their own time.
-        if (setup.peopleMergeRenewals === 'when named' && named && !renewalVisit && openPulls().some(({ pull, renewal }) => renewal && pull.number === named!.pull)) {
-          renewalVisit = { due: Date.now() + night.reviewMinutes * 60_000, method: night.method };
+        if (setup.peopleMergeRenewals === 'when named' && named !== undefined && !renewalVisit && openPulls().some(({ pull, renewal }) => renewal && pull.number === named)) {
+          renewalVisit = { due: Date.now() + night.reviewMinutes * 60_000, method: night.method, pull: named };
         }
       } else if (Date.now() >= nextPush()) {
         const push = pushes.shift()!;
@@ -1165,10 +1168,12 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
       } else if (renewalVisit && Date.now() >= renewalVisit.due) {
         if (away(Date.now())) renewalVisit.due = back;
         else {
-          const method = renewalVisit.method;
+          const { method, pull } = renewalVisit;
           renewalVisit = undefined;
-          const renewal = openPulls().find((open) => open.renewal);
-          if (renewal && !merge(renewal.pull.number, method)) renewalVisit = { due: Date.now() + HOUR, method };
+          const renewal = openPulls()
+            .filter((open) => open.renewal && (pull === undefined || open.pull.number === pull))
+            .at(-1);
+          if (renewal && !merge(renewal.pull.number, method)) renewalVisit = { due: Date.now() + HOUR, method, pull };
         }
       }
       mergeWhenGreen();
