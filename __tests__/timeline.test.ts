@@ -8,6 +8,12 @@
 // (x.html in one, x/index.html in the next), with link lifetimes from an hour to a week. After every
 // step the deployment is checked as a whole, not one run at a time.
 //
+// Then issue 42's holiday timelines (their own header, below): one team's reviewers and two weeks
+// away, in six repositories (unprotected; a required review the step's App bypasses; a required check
+// with an App token, and with GITHUB_TOKEN; a required review with no bypass; no auto-merge), ending
+// with a Markdown table per repository. 14 days each by default; the issue's 90 days on demand:
+//   HOLIDAY_DAYS=90 npm test -- __tests__/timeline.test.ts -t 'two-week holiday'
+//
 // The timelines are drawn by fast-check (__tests__/property.ts): a broken promise prints the seed, the
 // timeline shrunk to the fewest events that still break it (one line each: day, event, who), what
 // happened in it run by run, and the line that replays it.
@@ -22,7 +28,7 @@ import { bundleFormats, siteFiles } from '../emulator/archive.ts';
 import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import { type StaticFileServer, startStaticFileServer } from '../emulator/static-files.ts';
-import type { MergeMethod } from '../emulator/github-state.ts';
+import type { EmulatedPull, MergeMethod } from '../emulator/github-state.ts';
 import { jobIdFromLink, linkExpiry } from '../src/values/link.ts';
 import { readSetting } from '../src/values/values-file.ts';
 import { guardWindows } from '../src/publish/production-guard.ts';
@@ -32,7 +38,7 @@ import { checkProperty, fullList, propertySettings } from './property.ts';
 import { kindOfStep } from './in-process.ts';
 
 // TIMELINES and TIMELINE_SEED: how many timelines and which (__tests__/property.ts); TEST_PATH replays one a failure names.
-const KNOBS = ['TIMELINE_DAYS', 'HOLIDAY_DAYS', 'TIMELINE_LOST_WRITES', 'TIMELINE_INTERLEAVED'];
+const KNOBS = ['TIMELINE_DAYS', 'HOLIDAY_DAYS', 'HOLIDAY_KEEP_GOING', 'HOLIDAY_EXPECT_KEPT', 'TIMELINE_LOST_WRITES', 'TIMELINE_INTERLEAVED'];
 const MONTHS = { runs: 3, runsVar: 'TIMELINES', seed: 2211, seedVar: 'TIMELINE_SEED', file: '__tests__/timeline.test.ts', knobs: KNOBS };
 const { runs: TIMELINES, seed: SEED } = propertySettings(MONTHS);
 const DAYS = Number(process.env.TIMELINE_DAYS ?? 10);
@@ -727,17 +733,94 @@ describe('a team\'s months with one values file', () => {
   }, 1_800_000);
 });
 
-// Ninety days of one team, with and without renewals that merge themselves (auto-merge: renewals):
-// pushes at random, the nightly renewal at 03:17, reviewers who take 0 to 14 days to merge a content
-// pull request, and a two-week holiday with nobody merging. Each run carries its event (push or
-// schedule). Checked at every event, and every hour in between:
-// - with auto-merge, where the repository allows it: production's link never expired at any moment, no
-//   renewal was merged by a person, and every content change reached production through a person's merge;
-// - without it: every expiry was preceded by a failed scheduled run at least a day ahead.
-// The default keeps npm test quick (about a real second per run of the action, a run or two a day); the
-// issue's 90 days, on demand: HOLIDAY_TIMELINES=3 HOLIDAY_DAYS=90.
+// Ninety days of one team (issue 42), in the repositories teams really have: pushes at random, the
+// nightly renewal at 03:17, reviewers who take 0 to 14 days over a content pull request, and a
+// two-week holiday with nobody merging or approving anything. Each run carries its event (push or
+// schedule). The same timeline is played in six repository set-ups (HOLIDAY_SETUPS below):
+// 1. unprotected; 2. a required review, with the step's GitHub App on the bypass list; 3. a required
+// check with an App token; 4. a required check with GITHUB_TOKEN (its pull requests' runs held for
+// approval); 5. a required review with no bypass (the action's merges refused); and 6. unprotected
+// without auto-merge, where people merge everything. Checked at every event, and every hour in between:
+// - 1–3: production's link never expired, no person merged a renewal; with the required check, no
+//   renewal stays open, nor merged, more than 30 minutes after its check passed on its head;
+// - 4–5: no open pull request proposes an export older than production's, every failed scheduled run
+//   names a renewal pull request (its branch ends in -renewal; with GITHUB_TOKEN it says its checks
+//   wait for approval), and every expiry followed a failed scheduled run at least a day ahead;
+// - 6: every expiry followed a failed scheduled run a day ahead, and the action merged nothing.
+// At the end a Markdown table (console.log) gives, per repository: runs, merges by people and by the
+// action, expiries, expired minutes, stale renewals (an open renewal proposing an export older than
+// production's, counted at each look) and the time from a renewal's check passing to its merge. A
+// repository whose promise broke is counted up to the broken promise, shrinking's replays left out.
+// The default keeps npm test quick (about half a real second per run, a run or two a day, one timeline
+// of HOLIDAY_DAYS=14 per repository, its holiday running past the end); the issue's 90 days, on demand:
+//   HOLIDAY_DAYS=90 npm test -- __tests__/timeline.test.ts -t 'two-week holiday'
+// (HOLIDAY_TIMELINES=3 for three timelines per repository; -t 'required check, App token' for one repository).
 const HOLIDAY_TIMELINES = Number(process.env.HOLIDAY_TIMELINES ?? 1);
-const HOLIDAY_DAYS = Number(process.env.HOLIDAY_DAYS ?? 21);
+const HOLIDAY_DAYS = Number(process.env.HOLIDAY_DAYS ?? 14);
+/** The step's token in the set-ups that give it a GitHub App's installation token (as actions/create-github-app-token makes one). */
+const APP_TOKEN = 'ghs_emulated_app_installation_token';
+/** The required status check's context, where the base requires one. */
+const CHECK = 'ci';
+/** A renewal merges this soon after its check passed on its head, where a check is required (issue 42). */
+const CHECK_TO_MERGE_MS = 30 * 60_000;
+/**
+ * HOLIDAY_KEEP_GOING=1: a timeline plays on past a broken promise to its end, and the table lists every
+ * promise it broke, with the day it first did (then fails, naming them): what a product breaks, at once.
+ */
+const HOLIDAY_KEEP_GOING = Boolean(process.env.HOLIDAY_KEEP_GOING);
+/**
+ * The set-ups whose promises today's product breaks: issue 42's renewals (on <pr-branch>-renewal beside
+ * any content, closed once stale, GitHub's auto-merge armed where checks are required) are being built.
+ * They are declared it.failing, so npm test stays green while they break and turns red the day the
+ * product keeps them: then empty this list. HOLIDAY_EXPECT_KEPT=1 runs them as ordinary tests.
+ */
+const AWAITING_ISSUE_42 = new Set(process.env.HOLIDAY_EXPECT_KEPT ? [] : ['check-app', 'check-token', 'review']);
+/** The holiday timelines' seed unless TIMELINE_SEED gives one. */
+const HOLIDAY_SEED = 4228;
+
+/**
+ * A repository as a team configures it. The emulator's sources, each in emulator/recorded/github.json:
+ * GITHUB_TOKEN cannot be on a bypass list (facts.github-token-not-a-bypass-actor); a pull request it
+ * opens or pushes has its runs held until a person approves them (facts.github-token-pull-request-runs-need-approval);
+ * GitHub's auto-merge merges once the checks pass, never past a missing review (facts.auto-merge-waits-for-reviews-and-checks).
+ */
+interface HolidaySetup {
+  /** The test's name and the table's row. */
+  name: string;
+  slug: string;
+  /** The step's github-token. */
+  token: string;
+  /** The steps run with auto-merge: renewals. */
+  autoMerge: boolean;
+  /** One approving review required on main; `bypass`: the App token is on the bypass list. */
+  review?: { bypass: boolean };
+  /** The check `ci` required on main, each run taking the push's or night's checkMinutes on the clock. */
+  check?: boolean;
+  /** Settings → General → "Allow auto-merge". */
+  allowAutoMerge?: boolean;
+  /**
+   * alive: production's link never expires and no person merges a renewal (1–3); told: no stale
+   * proposal, every failed scheduled run names the renewal, every expiry told a day ahead (4–5);
+   * without: every expiry told a day ahead, and the action merges nothing (6).
+   */
+  promise: 'alive' | 'told' | 'without';
+  /**
+   * When people merge a renewal: never (the action's job); when a failed scheduled run named it (the
+   * product asked: they approve its held workflows and merge it once its checks pass); or when they
+   * come to it, as they come to content (their reviewer's time after it opened).
+   */
+  peopleMergeRenewals: 'never' | 'when named' | 'when they come to it';
+}
+const HOLIDAY_SETUPS: HolidaySetup[] = [
+  { name: 'unprotected base', slug: 'open', token: TOKEN, autoMerge: true, promise: 'alive', peopleMergeRenewals: 'never' },
+  { name: 'required review, App on the bypass list', slug: 'bypass', token: APP_TOKEN, autoMerge: true, review: { bypass: true }, promise: 'alive', peopleMergeRenewals: 'never' },
+  { name: 'required check, App token', slug: 'check-app', token: APP_TOKEN, autoMerge: true, check: true, allowAutoMerge: true, promise: 'alive', peopleMergeRenewals: 'never' },
+  // The product's failure asks the owner to act on the renewal (issue 42: it names the renewal and says its checks wait for approval): only then do people touch it.
+  { name: 'required check, GITHUB_TOKEN', slug: 'check-token', token: TOKEN, autoMerge: true, check: true, allowAutoMerge: true, promise: 'told', peopleMergeRenewals: 'when named' },
+  { name: 'required review, no bypass', slug: 'review', token: TOKEN, autoMerge: true, review: { bypass: false }, promise: 'told', peopleMergeRenewals: 'when they come to it' },
+  // The team that did not opt in: the product's path without auto-merge, which the five do not take.
+  { name: 'no auto-merge, people merge everything', slug: 'people', token: TOKEN, autoMerge: false, promise: 'without', peopleMergeRenewals: 'when they come to it' }
+];
 
 interface HolidayStats {
   timelines: number;
@@ -753,6 +836,12 @@ interface HolidayStats {
   /** Runs in which GitHub did a write and lost its answer (merges of renewals among them). */
   lostWrites: number;
   lostMerges: number;
+  /** Open renewals proposing an export older than production's, counted at each look. */
+  staleRenewals: number;
+  /** Minutes from a merged renewal's check passing on its head to its merge. */
+  checkToMerge: number[];
+  /** The first promise that broke, and when, for the table; empty while every promise held. */
+  broken: string[];
 }
 
 /** GitHub's faults for one run of a holiday timeline: the answer of one of its first four writes lost, and (with auto-merge) the answer of its merge. */
@@ -760,18 +849,20 @@ interface HolidayFaults {
   lostWrite: number | null;
   lostMerge: boolean;
 }
-/** A push: when (minutes from the start), how long its reviewer takes, the merge method they pick (an index into those allowed), GitHub's faults. */
+/** A push: when (minutes from the start), how long its reviewer takes, the merge method they pick (an index into those allowed), GitHub's faults, how long a required check runs on what it writes. */
 interface HolidayPush {
   at: number;
   reviewMinutes: number;
   method: number;
   faults: HolidayFaults;
+  checkMinutes: number;
 }
-/** A night's renewal: GitHub's faults, and how long a person takes over the renewal it proposes (without auto-merge). */
+/** A night's renewal: GitHub's faults, how long a person takes to come to the renewal it proposes, and how long a required check runs on it. */
 interface HolidayNight {
   reviewMinutes: number;
   method: number;
   faults: HolidayFaults;
+  checkMinutes: number;
 }
 interface Holiday {
   ttlHours: number;
@@ -784,18 +875,26 @@ interface Holiday {
 }
 const holidayFaultsArb = fc.record({ lostWrite: sometimes(LOST_WRITES, fc.integer({ min: 0, max: 3 })), lostMerge: sometimes(LOST_WRITES, fc.constant(true)).map((lost) => lost === true) });
 const reviewArb = fc.integer({ min: 0, max: 14 * 1440 });
+/** A required check's run: 5 to 20 minutes. */
+const checkMinutesArb = fc.integer({ min: 5, max: 20 });
 /** The generator before fast-check pushed 1 hour to 4 days after the last push (about 2 days apart): as many pushes, at moments of their own. */
 const HOLIDAY_PUSHES = Math.max(1, Math.round(HOLIDAY_DAYS / 2.04));
+/**
+ * The first day the holiday may begin, and the last: after the first week, ending five days before the
+ * timeline does, when the timeline is three weeks or longer; in a shorter one it begins between its
+ * fourth part and its middle and runs past its end, so people merge first and then nobody does.
+ */
+const HOLIDAY_FIRST_DAY = HOLIDAY_DAYS >= 21 ? Math.min(7, HOLIDAY_DAYS - 21) : Math.min(2, Math.floor(HOLIDAY_DAYS / 4));
+const HOLIDAY_LAST_DAY = HOLIDAY_DAYS >= 21 ? Math.max(HOLIDAY_FIRST_DAY + 1, HOLIDAY_DAYS - 19) - 1 : Math.max(HOLIDAY_FIRST_DAY, Math.floor(HOLIDAY_DAYS / 2));
 const holidayArb: fc.Arbitrary<Holiday> = fc.noBias(
   fc
   .record({
     ttlHours: fc.constantFrom(72, 120, 168),
     methods: fc.constantFrom<MergeMethod[]>(['merge', 'squash', 'rebase'], ['rebase'], ['squash'], ['merge'], ['squash', 'rebase']),
-    // The holiday starts after the first week, and ends five days before the timeline does (when it is long enough).
-    holidayDay: fc.integer({ min: Math.min(7, Math.max(0, HOLIDAY_DAYS - 21)), max: Math.max(Math.min(7, Math.max(0, HOLIDAY_DAYS - 21)) + 1, HOLIDAY_DAYS - 19) - 1 }),
+    holidayDay: fc.integer({ min: HOLIDAY_FIRST_DAY, max: HOLIDAY_LAST_DAY }),
     backMinutes: fc.integer({ min: 0, max: 1439 }),
-    pushes: fullList(fc.record({ at: fc.noShrink(fc.integer({ min: 0, max: HOLIDAY_DAYS * 1440 - 1 })), reviewMinutes: reviewArb, method: fc.integer({ min: 0, max: 5 }), faults: holidayFaultsArb }), HOLIDAY_PUSHES).map((pushes) => [...pushes].sort((a, b) => a.at - b.at)),
-    nights: fc.array(fc.record({ reviewMinutes: reviewArb, method: fc.integer({ min: 0, max: 5 }), faults: holidayFaultsArb }), { minLength: HOLIDAY_DAYS + 1, maxLength: HOLIDAY_DAYS + 1 })
+    pushes: fullList(fc.record({ at: fc.noShrink(fc.integer({ min: 0, max: HOLIDAY_DAYS * 1440 - 1 })), reviewMinutes: reviewArb, method: fc.integer({ min: 0, max: 5 }), faults: holidayFaultsArb, checkMinutes: checkMinutesArb }), HOLIDAY_PUSHES).map((pushes) => [...pushes].sort((a, b) => a.at - b.at)),
+    nights: fc.array(fc.record({ reviewMinutes: reviewArb, method: fc.integer({ min: 0, max: 5 }), faults: holidayFaultsArb, checkMinutes: checkMinutesArb }), { minLength: HOLIDAY_DAYS + 1, maxLength: HOLIDAY_DAYS + 1 })
   })
   .map((holiday) =>
     Object.assign(holiday, {
@@ -803,7 +902,7 @@ const holidayArb: fc.Arbitrary<Holiday> = fc.noBias(
         const faults = (f: HolidayFaults) => [...(f.lostWrite !== null ? [`GitHub loses the answer of write ${f.lostWrite + 1}`] : []), ...(f.lostMerge ? ['GitHub loses the answer of its merge'] : [])].join('; ');
         return [
           `links live ${holiday.ttlHours}h, merges allowed: ${holiday.methods.join('/')}, away from day ${holiday.holidayDay} to day ${holiday.holidayDay + 14} (back ${holiday.backMinutes} minutes later); ${holiday.pushes.length} pushes:`,
-          ...holiday.pushes.map((push) => `${clockOf(push.at)}  a person pushes; its reviewer takes ${(push.reviewMinutes / 1440).toFixed(1)} days and merges by ${holiday.methods[push.method % holiday.methods.length]}${faults(push.faults) ? ` [${faults(push.faults)}]` : ''}`),
+          ...holiday.pushes.map((push) => `${clockOf(push.at)}  a person pushes (a required check runs ${push.checkMinutes} min); its reviewer takes ${(push.reviewMinutes / 1440).toFixed(1)} days and merges by ${holiday.methods[push.method % holiday.methods.length]}${faults(push.faults) ? ` [${faults(push.faults)}]` : ''}`),
           'nights GitHub misbehaves:',
           ...holiday.nights.flatMap((night, day) => (faults(night.faults) ? [`${clockOf(day * 1440 + 197)}  the nightly renewal [${faults(night.faults)}]`] : []))
         ].join('\n  ');
@@ -812,42 +911,116 @@ const holidayArb: fc.Arbitrary<Holiday> = fc.noBias(
   )
 );
 
-async function holidayTimeline(holiday: Holiday, autoMerge: boolean, stats: HolidayStats, story: string[]): Promise<void> {
+async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: HolidayStats, story: string[]): Promise<void> {
   const timelineNo = ++played;
   const start = nextStart;
   nextStart += (HOLIDAY_DAYS + 10) * DAY;
   moveTo(start);
-  const repo = `acme/holiday-${timelineNo}-${autoMerge ? 'auto' : 'person'}`;
+  const repo = `acme/holiday-${timelineNo}-${setup.slug}`;
   // Links of three to seven days: a platform that signs its links for S3's longest, or less.
   const { ttlHours, methods } = holiday;
   platform.exportJobs.clear();
-  github.setPolicy({ mergeMethods: methods });
+  github.setPolicy({ mergeMethods: methods, tokens: { [APP_TOKEN]: { kind: 'installation', write: true } } });
   const seedJob = () => platform.seedExportJob({ domain: DOMAIN, createdAt: Date.now() });
   platform.linkTtlSeconds = ttlHours * 3600;
   const first = seedJob();
   const firstLink = (await (await fetch(`${platform.url}/v1/static-export/jobs/${first}/bundle`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } })).json()) as { bundleUrl: string };
   // Production serves the site from the start (enabled: true): with enabled: false there is nothing to keep alive, and nothing to guard.
   github.createRepo(repo, { [PATH]: INITIAL(firstLink.bundleUrl).replace('enabled: false', 'enabled: true'), 'README.md': '# deploy\n' });
+  /** main's protection, with a required check that runs `checkMinutes` on what is pushed from now on. */
+  const protect = (checkMinutes: number) => {
+    if (!setup.review && !setup.check) return;
+    github.protectBranch(repo, 'main', {
+      ...(setup.review ? { requiredApprovingReviews: 1, ...(setup.review.bypass ? { bypass: [APP_TOKEN] } : {}) } : {}),
+      ...(setup.check ? { requiredStatusChecks: [CHECK], checkRunMs: checkMinutes * 60_000 } : {})
+    });
+  };
+  protect(10);
+  if (setup.allowAutoMerge) github.setAllowAutoMerge(repo, true);
   const holidayStart = start + holiday.holidayDay * DAY;
   const holidayEnd = holidayStart + 14 * DAY;
-  const onHoliday = (t: number) => t >= holidayStart && t < holidayEnd;
-  const context = () => `timeline ${timelineNo}, ${autoMerge ? 'auto-merge' : 'people merge'}, day ${((Date.now() - start) / DAY).toFixed(2)}, ttl ${ttlHours}h, methods ${methods.join('/')}, holiday days ${(holidayStart - start) / DAY}..${(holidayEnd - start) / DAY}`;
+  /** Nobody merges, reviews or approves from the holiday's start until the reviewer is back. */
+  const away = (t: number) => t >= holidayStart && t < holidayEnd + holiday.backMinutes * 60_000;
+  const back = holidayEnd + holiday.backMinutes * 60_000;
+  const context = () => `timeline ${timelineNo}, ${setup.name}, day ${((Date.now() - start) / DAY).toFixed(2)}, ttl ${ttlHours}h, methods ${methods.join('/')}, holiday days ${(holidayStart - start) / DAY}..${(holidayEnd - start) / DAY}`;
+  /** A promise: `got` equals `want`, else the timeline stops here, and the table says which promise broke when. */
+  const promise = (name: string, got: Record<string, unknown>, want: Record<string, unknown>) => {
+    try {
+      expect({ context: context(), ...got }).toEqual({ context: context(), ...want });
+    } catch (error) {
+      const seen = broken.get(name);
+      if (seen) seen.times += 1;
+      else broken.set(name, { day: (Date.now() - start) / DAY, times: 1, error: error instanceof Error ? error.message : String(error) });
+      if (!HOLIDAY_KEEP_GOING) throw error;
+    }
+  };
+  /** The promises broken so far: the first moment each broke, and how often (HOLIDAY_KEEP_GOING plays on past them). */
+  const broken = new Map<string, { day: number; times: number; error: string }>();
+  const jobOn = (ref: string) => jobIdFromLink((readSetting(PATH, github.fileAt(repo, ref, PATH) ?? '', 'staticExport', 'bundleUrl') as string | undefined) ?? '');
   const mainLink = () => readSetting(PATH, github.fileAt(repo, 'main', PATH)!, 'staticExport', 'bundleUrl') as string;
+  const createdAt = (jobId: string | undefined) => (jobId ? platform.exportJobs.get(jobId)?.createdAt : undefined);
   const failedNights: number[] = [];
   /** The moment production's link was found expired, once per link. */
   const expired = new Map<string, number>();
-  /** When the reviewer of the open content pull request is done with it, and the merge method they pick. */
-  let reviewDone: number | undefined;
-  let reviewMethod = 0;
   const tell = (line: string) => story.push(`${clockOf(Math.floor((Date.now() - start) / 60_000))}  ${line}`);
+  /** Pull requests seen renewing production's export: on a -renewal branch, or proposing the export main serves (a renewal on the content branch, as before issue 42). */
+  const renewals = new Set<number>();
+  /** Renewals a person merged. */
+  const renewalsByPeople = new Set<number>();
 
-  const inputs = (extra: Record<string, string>) => ({ 'config-repository': repo, domain: DOMAIN, ...(autoMerge ? { 'auto-merge': 'renewals' } : {}), ...extra });
-  async function runStep(kind: 'push' | 'nightly', extra: Record<string, string>, faults: HolidayFaults): Promise<void> {
+  /** Main's open pull requests as a person reads them: the export each proposes, and whether it is a renewal, or a stale one. */
+  function openPulls(): { pull: EmulatedPull; job: string | undefined; renewal: boolean; older: boolean }[] {
+    const production = jobOn('main');
+    const productionAt = createdAt(production);
+    return github
+      .pulls(repo)
+      .filter((pull) => pull.state === 'open' && pull.base === 'main')
+      .map((pull) => {
+        const job = jobOn(pull.head);
+        const at = createdAt(job);
+        const older = at !== undefined && productionAt !== undefined && at < productionAt;
+        if (pull.head.endsWith('-renewal') || job === production) renewals.add(pull.number);
+        // Its branch now proposes newer content: a push made it a content pull request.
+        else if (!older) renewals.delete(pull.number);
+        return { pull, job, renewal: renewals.has(pull.number), older };
+      });
+  }
+
+  /** When every required check passed on `sha` (the last to pass), or undefined. */
+  function checksPassedAt(sha: string | undefined): number | undefined {
+    if (!setup.check || !sha) return undefined;
+    const passed = github.checkRuns(repo).filter((run) => run.sha === sha && run.event === 'pull_request' && run.conclusion === 'success' && run.context === CHECK);
+    return passed.length > 0 ? Math.max(...passed.map((run) => run.completedAt!)) : undefined;
+  }
+
+  /** What is checked at every event and every hour: stale renewals counted; the promises of the set-up that hold at every moment. */
+  function look(): void {
+    for (const { pull, job, renewal, older } of openPulls()) {
+      if (renewal && older) stats.staleRenewals += 1;
+      if (setup.promise === 'told') {
+        promise('an open pull request proposes an export older than production\'s', { pull: pull.number, head: pull.head, job, olderThanProduction: older }, { pull: pull.number, head: pull.head, job, olderThanProduction: false });
+      }
+      // A renewal of what production serves, whose check passed on its head: merged within 30 minutes, never left open.
+      if (setup.check && setup.promise === 'alive' && renewal && !older) {
+        const passedAt = checksPassedAt(github.branchHead(repo, pull.head));
+        if (passedAt !== undefined) {
+          const openFor = Math.round((Date.now() - passedAt) / 60_000);
+          promise('a renewal stays open 30 minutes after its check passed', { pull: pull.number, head: pull.head, checkPassed: new Date(passedAt).toISOString(), openWithin30Minutes: openFor <= 30 }, { pull: pull.number, head: pull.head, checkPassed: new Date(passedAt).toISOString(), openWithin30Minutes: true });
+        }
+      }
+    }
+  }
+
+  const inputs = (extra: Record<string, string>) => ({ 'config-repository': repo, domain: DOMAIN, 'github-token': setup.token, ...(setup.autoMerge ? { 'auto-merge': 'renewals' } : {}), ...extra });
+  /** Runs one step and checks it; returns the pull request a failed scheduled run named, for the owner who acts on it. */
+  async function runStep(kind: 'push' | 'nightly', extra: Record<string, string>, faults: HolidayFaults, checkMinutes: number): Promise<number | undefined> {
     const deployedJob = jobIdFromLink(mainLink());
     const started = performance.now();
+    // A required check on what this run pushes takes the push's or the night's time.
+    if (setup.check) protect(checkMinutes);
     if (faults.lostWrite !== null) github.addFault({ kind: 'lost', operation: 'write', skip: faults.lostWrite });
     // The merge of a renewal too, which comes after more writes than the first four.
-    if (autoMerge && faults.lostMerge) github.addFault({ kind: 'lost', operation: 'pulls.merge' });
+    if (setup.autoMerge && faults.lostMerge) github.addFault({ kind: 'lost', operation: 'pulls.merge' });
     const from = github.requests.length;
     let result: Run;
     try {
@@ -862,15 +1035,26 @@ async function holidayTimeline(holiday: Holiday, autoMerge: boolean, stats: Holi
     stats.runs += 1;
     tell(`the ${kind} run${lost.length > 0 ? ` (GitHub lost the answer of ${lost.map((request) => `${request.method} ${request.path.replace(/^\/repos\/[^/]+\/[^/]+/, '')}`).join(', ')})` : ''}: ${runText(result)}`);
     const error = result.log.split('\n').find((line) => line.startsWith('::error::'));
+    let named: number | undefined;
     if (result.code !== 0) {
-      expect({ context: context(), kind, error }).toEqual({ context: context(), kind, error: expect.stringMatching(GUARD_FAILURE) });
+      promise('a failure is not the guard\'s', { kind, error }, { kind, error: expect.stringMatching(GUARD_FAILURE) });
       if (kind === 'nightly') {
         failedNights.push(Date.now());
         stats.failedScheduledRuns += 1;
+        const number = Number(/pull request #(\d+)/i.exec(error ?? '')?.[1] ?? Number.NaN);
+        if (!Number.isNaN(number)) named = number;
+        // (A failure that names no pull request broke the promise above; HOLIDAY_KEEP_GOING plays on.)
+        if (setup.promise === 'told' && !Number.isNaN(number)) {
+          // The one-click fix is the renewal, never content; with GITHUB_TOKEN, held checks are said.
+          const head = github.pull(repo, number)?.head;
+          promise('a scheduled failure names no renewal pull request', { named: number, head, endsInRenewal: head?.endsWith('-renewal') }, { named: number, head, endsInRenewal: true });
+          if (setup.check && setup.token === TOKEN) promise('a scheduled failure does not say the checks wait for approval', { error, saysApproval: /approv/i.test(error!) }, { error, saysApproval: true });
+        }
       }
     }
     // A run merges renewals only: the export production serves is never changed by the action.
-    expect({ context: context(), kind, deployed: jobIdFromLink(mainLink()) }).toEqual({ context: context(), kind, deployed: deployedJob });
+    promise('the action changed production\'s export', { kind, deployed: jobIdFromLink(mainLink()) }, { kind, deployed: deployedJob });
+    return named;
   }
 
   /** Production's link, looked at now: an expired one is counted, by the minute, from its expiry. */
@@ -880,32 +1064,68 @@ async function holidayTimeline(holiday: Holiday, autoMerge: boolean, stats: Holi
     if (expiry > Date.now() || expired.has(link)) return;
     expired.set(link, expiry);
     stats.expiries += 1;
-    if (autoMerge) {
-      expect({ context: context(), expiredAt: new Date(expiry).toISOString() }).toEqual({ context: context(), expiredAt: undefined });
-    }
-    // Without auto-merge, a scheduled run failed a day or more before the link ran out, naming the pull request.
+    if (setup.promise === 'alive') promise('production\'s link expired', { expiredAt: new Date(expiry).toISOString() }, { expiredAt: undefined });
+    // Elsewhere, a scheduled run failed a day or more before the link ran out, naming the pull request.
     const told = failedNights.some((at) => at <= expiry - DAY && at >= expiry - ttlHours * HOUR);
-    expect({ context: context(), expiredAt: new Date(expiry).toISOString(), toldADayAhead: told }).toEqual({ context: context(), expiredAt: new Date(expiry).toISOString(), toldADayAhead: true });
+    promise('an expiry was not told a day ahead', { expiredAt: new Date(expiry).toISOString(), toldADayAhead: told }, { expiredAt: new Date(expiry).toISOString(), toldADayAhead: true });
     stats.toldADayAhead += 1;
   }
 
-  /** The reviewer is done: a person merges the open pull request, by a method the repository allows. */
-  function personMerges(): void {
-    const open = github.pulls(repo).find((pull) => pull.state === 'open' && pull.base === 'main');
-    reviewDone = undefined;
-    if (!open) return;
-    const proposed = readSetting(PATH, github.fileAt(repo, open.head, PATH)!, 'staticExport', 'bundleUrl') as string;
-    const renewal = jobIdFromLink(proposed) === jobIdFromLink(mainLink());
-    const method = methods[reviewMethod % methods.length]!;
-    try {
-      github.mergePull(repo, open.number, method);
-    } catch {
-      tell(`GitHub refuses the reviewer's ${method} merge of pull request #${open.number}`);
-      return; // refused by GitHub (a rebase over a merge): the next run makes it mergeable again
+  /** A person merges the pull request (approving it first where a review is required), by a method the repository allows; false when GitHub refused. */
+  function personMerges(number: number, methodIndex: number): boolean {
+    const production = jobOn('main');
+    const open = github.pull(repo, number);
+    if (open?.state !== 'open') return true;
+    // A renewal of what production serves, or a stale one (the merge that moves production back, issue 42).
+    const renewal = jobOn(open.head) === production;
+    const stale = !renewal && renewals.has(number);
+    const method = methods[methodIndex % methods.length]!;
+    if (setup.review) github.approvePull(repo, number);
+    // Auto-merge the action armed may merge it the moment it is approved: then it is not the person's merge.
+    if (github.pull(repo, number)?.merged) {
+      tell(`a person approves pull request #${number}, and GitHub's auto-merge merges it`);
+      return true;
     }
-    tell(`a person merges ${renewal ? 'the renewal' : 'the content'} in pull request #${open.number} (${method})`);
+    try {
+      github.mergePull(repo, number, method);
+    } catch {
+      tell(`GitHub refuses the ${method} merge of pull request #${number}: the person tries again in an hour`);
+      return false; // e.g. a rebase over a merge: the next run makes it mergeable again
+    }
+    tell(`a person merges ${renewal ? 'the renewal' : stale ? "a stale renewal, of an export older than production's," : 'the content'} in pull request #${number} (${method})`);
     stats.personMerges += 1;
-    if (renewal) stats.personMergesOfRenewals += 1;
+    if (renewal || stale) {
+      stats.personMergesOfRenewals += 1;
+      renewalsByPeople.add(number);
+    }
+    return true;
+  }
+
+  /**
+   * Pull requests people merge once their checks pass, as the method they chose; on a pull request
+   * GITHUB_TOKEN opened or pushed they first click "Approve workflows to run", as a reviewer would.
+   */
+  const whenGreen = new Map<number, number>();
+  function mergeWhenGreen(): void {
+    if (away(Date.now())) return;
+    for (const [number, method] of whenGreen) {
+      const pull = github.pull(repo, number);
+      if (pull?.state !== 'open') {
+        whenGreen.delete(number);
+        continue;
+      }
+      const approved = github.approveWorkflows(repo, number);
+      if (approved > 0) tell(`a person approves the workflows of pull request #${number}: its check runs`);
+      if (checksPassedAt(github.branchHead(repo, pull.head)) === undefined) continue;
+      if (personMerges(number, method)) whenGreen.delete(number);
+    }
+  }
+  /** A person merges now, or once the checks pass where they are required. */
+  function merge(number: number, method: number): boolean {
+    if (!setup.check) return personMerges(number, method);
+    whenGreen.set(number, method);
+    mergeWhenGreen();
+    return true;
   }
 
   const end = start + HOLIDAY_DAYS * DAY;
@@ -914,43 +1134,91 @@ async function holidayTimeline(holiday: Holiday, autoMerge: boolean, stats: Holi
   const pushes = [...holiday.pushes];
   let lastReviewer: { reviewMinutes: number; method: number } = holiday.nights[0]!;
   const nextPush = () => (pushes[0] ? start + pushes[0].at * 60_000 : Number.POSITIVE_INFINITY);
-  while (Date.now() < end) {
-    // The next event, an hour at most away so that production is looked at every hour.
-    const next = Math.min(nextNightly, nextPush(), reviewDone ?? Number.POSITIVE_INFINITY, Date.now() + HOUR);
-    // Production's link between two looks: an expiry in between counts from its own moment.
-    moveTo(Math.max(Date.now(), next));
-    checkProduction();
-    if (Date.now() >= nextNightly) {
-      const night = holiday.nights[Math.floor((nextNightly - start) / DAY)]!;
-      nextNightly += DAY;
-      lastReviewer = night;
-      await runStep('nightly', { 'renew-within': '72h' }, night.faults);
-    } else if (Date.now() >= nextPush()) {
-      const push = pushes.shift()!;
-      stats.pushes += 1;
-      lastReviewer = push;
-      await runStep('push', { 'job-id': seedJob() }, push.faults);
-      // A person reviews the new content: 0 to 14 days, and nobody merges on holiday.
-      if (reviewDone === undefined) {
-        reviewDone = Date.now() + push.reviewMinutes * 60_000;
-        reviewMethod = push.method;
+  /** When the content's reviewer is done with it (set at the push it reviews), and when a person comes to the renewal. */
+  let contentReview: { due: number; method: number } | undefined;
+  /** `pull`: the one a failed scheduled run named, which the owner opens from its notification; else the newest open renewal. */
+  let renewalVisit: { due: number; method: number; pull?: number } | undefined;
+  /** When the next running check ends, while a person waits on one. */
+  const nextCheckEnd = () => (whenGreen.size === 0 ? Number.POSITIVE_INFINITY : Math.min(Number.POSITIVE_INFINITY, ...github.checkRuns(repo).flatMap((run) => (run.status === 'queued' && run.completesAt !== undefined ? [run.completesAt] : []))));
+  try {
+    while (Date.now() < end) {
+      // The next event, an hour at most away so that production is looked at every hour.
+      const next = Math.min(nextNightly, nextPush(), contentReview?.due ?? Number.POSITIVE_INFINITY, renewalVisit?.due ?? Number.POSITIVE_INFINITY, nextCheckEnd(), Date.now() + HOUR);
+      // Production's link between two looks: an expiry in between counts from its own moment.
+      moveTo(Math.max(Date.now(), next));
+      checkProduction();
+      look();
+      if (Date.now() >= nextNightly) {
+        const night = holiday.nights[Math.floor((nextNightly - start) / DAY)]!;
+        nextNightly += DAY;
+        lastReviewer = night;
+        const named = await runStep('nightly', { 'renew-within': '72h' }, night.faults, night.checkMinutes);
+        // The owner, told by the failure, comes to the renewal it names after their own time.
+        if (setup.peopleMergeRenewals === 'when named' && named !== undefined && !renewalVisit && openPulls().some(({ pull, renewal }) => renewal && pull.number === named)) {
+          renewalVisit = { due: Date.now() + night.reviewMinutes * 60_000, method: night.method, pull: named };
+        }
+      } else if (Date.now() >= nextPush()) {
+        const push = pushes.shift()!;
+        stats.pushes += 1;
+        lastReviewer = push;
+        await runStep('push', { 'job-id': seedJob() }, push.faults, push.checkMinutes);
+        // A person reviews the new content: 0 to 14 days, and nobody merges on holiday.
+        contentReview ??= { due: Date.now() + push.reviewMinutes * 60_000, method: push.method };
+      } else if (contentReview && Date.now() >= contentReview.due) {
+        if (away(Date.now())) contentReview.due = back;
+        else {
+          // The reviewer merges the content pull request, on the push's own branch (whatever it proposes now).
+          const content = openPulls().find(({ pull }) => pull.head === HEADS.main);
+          const method = contentReview.method;
+          contentReview = undefined;
+          if (content && !merge(content.pull.number, method)) contentReview = { due: Date.now() + HOUR, method };
+        }
+      } else if (renewalVisit && Date.now() >= renewalVisit.due) {
+        if (away(Date.now())) renewalVisit.due = back;
+        else {
+          const { method, pull } = renewalVisit;
+          renewalVisit = undefined;
+          const renewal = openPulls()
+            .filter((open) => open.renewal && (pull === undefined || open.pull.number === pull))
+            .at(-1);
+          if (renewal && !merge(renewal.pull.number, method)) renewalVisit = { due: Date.now() + HOUR, method, pull };
+        }
       }
-    } else if (reviewDone !== undefined && Date.now() >= reviewDone) {
-      if (onHoliday(Date.now())) reviewDone = holidayEnd + holiday.backMinutes * 60_000;
-      else personMerges();
+      mergeWhenGreen();
+      // People come to an open renewal as to content, when the set-up has them merge renewals at all.
+      if (setup.peopleMergeRenewals === 'when they come to it' && !renewalVisit && openPulls().some((open) => open.renewal && !whenGreen.has(open.pull.number))) {
+        renewalVisit = { due: Date.now() + lastReviewer.reviewMinutes * 60_000, method: lastReviewer.method };
+      }
+      look();
     }
-    // Without auto-merge, people merge the renewals too, when their review of the last one is done.
-    if (!autoMerge && reviewDone === undefined && github.pulls(repo).some((pull) => pull.state === 'open')) {
-      reviewDone = Date.now() + lastReviewer.reviewMinutes * 60_000;
-      reviewMethod = lastReviewer.method;
-    }
+  } finally {
+    settleHolidayStats(repo, setup, stats, expired, renewalsByPeople, checksPassedAt, Math.min(end, Date.now()));
+    stats.timelines += 1;
+    for (const [name, { day, times }] of broken) stats.broken.push(`${name} (day ${day.toFixed(1)}${times > 1 ? `, ${times} times` : ''})`);
   }
-  for (const pull of github.pulls(repo)) if (pull.merged && pull.mergedBy !== 'person') stats.actionMerges += 1;
+  // A renewal merged more than 30 minutes after its check passed (at the next night, say) broke the promise too.
+  if (setup.check && setup.promise === 'alive') {
+    const slowest = Math.max(0, ...stats.checkToMerge);
+    promise('a renewal merged more than 30 minutes after its check passed', { slowestMinutes: slowest, within30Minutes: slowest <= CHECK_TO_MERGE_MS / 60_000 }, { slowestMinutes: slowest, within30Minutes: true });
+    if (broken.has('a renewal merged more than 30 minutes after its check passed') && !stats.broken.some((line) => line.startsWith('a renewal merged'))) stats.broken.push('a renewal merged more than 30 minutes after its check passed (at the end)');
+  }
+  // Played on past its broken promises: the timeline fails now, with the first of them.
+  if (broken.size > 0) throw new Error(`${broken.size} promise(s) broken: ${[...broken.keys()].join('; ')}\n${[...broken].map(([name, { error }]) => `The first time ${name}:\n${error}`).join('\n')}`);
+}
+
+/** The timeline's tallies once it ended (or broke): merges by the action, expired minutes up to `until`, and each renewal's time from its check passing to its merge. */
+function settleHolidayStats(repo: string, setup: HolidaySetup, stats: HolidayStats, expired: Map<string, number>, renewalsByPeople: Set<number>, checksPassedAt: (sha: string | undefined) => number | undefined, until: number): void {
+  for (const pull of github.pulls(repo)) {
+    if (!pull.merged) continue;
+    // The action merges renewals only (checked after every run), directly or through GitHub's auto-merge.
+    const byAction = pull.mergedBy !== 'person';
+    if (byAction) stats.actionMerges += 1;
+    if (!setup.check || !(byAction || renewalsByPeople.has(pull.number))) continue;
+    const passedAt = checksPassedAt(pull.closedHead);
+    if (passedAt !== undefined) stats.checkToMerge.push(Math.round((Date.parse(pull.closedAt!) - passedAt) / 60_000));
+  }
   // Expired minutes: from each expiry to the merge that replaced the link, or to the end.
-  let minutes = 0;
-  for (const [, at] of expired) minutes += Math.round((Math.min(end, nextReplacement(repo, at) ?? end) - at) / 60_000);
-  stats.expiredMinutes += minutes;
-  stats.timelines += 1;
+  for (const [, at] of expired) stats.expiredMinutes += Math.max(0, Math.round((Math.min(until, nextReplacement(repo, at) ?? until) - at) / 60_000));
 }
 
 /** When main's link was next replaced after `at`: the first merge into main after it. */
@@ -962,50 +1230,94 @@ function nextReplacement(repo: string, at: number): number | undefined {
   return times.length ? Math.min(...times) : undefined;
 }
 
+/** The median of `values`, or undefined when there are none. */
+function median(values: number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : Math.round((sorted[middle - 1]! + sorted[middle]!) / 2);
+}
+
+/** One Markdown table of the repositories that ran, for the lead to quote. */
+function holidayTable(rows: { setup: HolidaySetup; stats: HolidayStats }[]): string {
+  const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+  return [
+    `${HOLIDAY_DAYS} days with reviewers of 0 to 14 days and a two-week holiday, seed ${process.env.TIMELINE_SEED ?? HOLIDAY_SEED}:`,
+    '',
+    line(['repository', 'timelines', 'runs', 'merges by people (renewals)', 'merges by the action', 'expiries', 'expired minutes', 'stale renewals', 'check passed → merge, max / median (min)', 'promises']),
+    line(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---']),
+    ...rows.map(({ setup, stats }) =>
+      line([
+        setup.name,
+        stats.timelines,
+        stats.runs,
+        `${stats.personMerges} (${stats.personMergesOfRenewals})`,
+        stats.actionMerges,
+        stats.expiries,
+        stats.expiredMinutes,
+        stats.staleRenewals,
+        setup.check ? (stats.checkToMerge.length ? `${Math.max(...stats.checkToMerge)} / ${median(stats.checkToMerge)}` : 'no renewal merged') : '—',
+        stats.broken.length ? `broken: ${stats.broken.join('; ')}` : 'kept'
+      ])
+    )
+  ].join('\n');
+}
+
 describe(`${HOLIDAY_DAYS} days with reviewers of 0 to 14 days and a two-week holiday`, () => {
-  const blank = (): HolidayStats => ({ timelines: 0, runs: 0, pushes: 0, personMerges: 0, personMergesOfRenewals: 0, actionMerges: 0, expiredMinutes: 0, expiries: 0, toldADayAhead: 0, failedScheduledRuns: 0, lostWrites: 0, lostMerges: 0 });
+  const blank = (): HolidayStats => ({ timelines: 0, runs: 0, pushes: 0, personMerges: 0, personMergesOfRenewals: 0, actionMerges: 0, expiredMinutes: 0, expiries: 0, toldADayAhead: 0, failedScheduledRuns: 0, lostWrites: 0, lostMerges: 0, staleRenewals: 0, checkToMerge: [], broken: [] });
   const add = (total: HolidayStats, one: HolidayStats) => {
-    for (const key of Object.keys(total) as (keyof HolidayStats)[]) total[key] += one[key];
+    for (const key of Object.keys(total) as (keyof HolidayStats)[]) {
+      if (key === 'checkToMerge' || key === 'broken') total[key].push(...(one[key] as never[]));
+      else total[key] += one[key];
+    }
   };
-  const HOLIDAYS = { runs: 1, runsVar: 'HOLIDAY_TIMELINES', seed: MONTHS.seed, seedVar: 'TIMELINE_SEED', file: MONTHS.file, knobs: KNOBS, shrinkMs: SHRINK_MS };
-  const report = (what: string, stats: HolidayStats) =>
-    console.log(
-      `${what}: timelines ${stats.timelines} × ${HOLIDAY_DAYS} days, runs ${stats.runs}, pushes ${stats.pushes}, merges by a person ${stats.personMerges} (of renewals: ${stats.personMergesOfRenewals}), ` +
-        `merges by the action ${stats.actionMerges}, expiries ${stats.expiries} (${stats.expiredMinutes} expired minutes; told a day ahead: ${stats.toldADayAhead}), failed scheduled runs ${stats.failedScheduledRuns}, runs with a write's answer lost ${stats.lostWrites} (merges: ${stats.lostMerges}), seed ${SEED}`
-    );
+  // A seed of its own: at the default 14 days, 2211 draws a first review that comes due on holiday, so
+  // nobody would merge anything; 4228's comes due on day 1, before the holiday begins on day 4.
+  const HOLIDAYS = { runs: 1, runsVar: 'HOLIDAY_TIMELINES', seed: HOLIDAY_SEED, seedVar: 'TIMELINE_SEED', file: MONTHS.file, knobs: KNOBS, shrinkMs: SHRINK_MS };
+  const rows: { setup: HolidaySetup; stats: HolidayStats }[] = [];
+  afterAll(() => {
+    if (rows.length > 0) console.log(holidayTable(rows));
+  });
+  const promises: Record<HolidaySetup['promise'], string> = {
+    alive: "production's link never expires, no person merges a renewal",
+    told: 'no open pull request proposes an export older than production\'s, every scheduled failure names the renewal, every expiry is told a day ahead',
+    without: 'every expiry is preceded by a failed scheduled run a day ahead'
+  };
 
-  it(`with auto-merge: renewals, ${HOLIDAY_TIMELINES} timelines: production's link never expires, no person merges a renewal, every content change is merged by a person`, async () => {
-    const stats = blank();
-    await checkProperty(
-      holidayArb,
-      (holiday) =>
-        told(async (story) => {
-          const one = blank();
-          await holidayTimeline(holiday, true, one, story);
-          add(stats, one);
-          expect({ expiredMinutes: one.expiredMinutes, personMergesOfRenewals: one.personMergesOfRenewals }).toEqual({ expiredMinutes: 0, personMergesOfRenewals: 0 });
-        }),
-      { ...HOLIDAYS, testName: 'with auto-merge: renewals' }
-    );
-    report('auto-merge: renewals', stats);
-    // The timelines did what they are for: people merged content, and the action merged renewals.
-    expect(stats.personMerges).toBeGreaterThan(0);
-    expect(stats.actionMerges).toBeGreaterThan(0);
-  }, 1_800_000);
-
-  it(`without it, ${HOLIDAY_TIMELINES} timelines: every expiry is preceded by a failed scheduled run a day ahead`, async () => {
-    const stats = blank();
-    await checkProperty(
-      holidayArb,
-      (holiday) =>
-        told(async (story) => {
-          const one = blank();
-          await holidayTimeline(holiday, false, one, story);
-          add(stats, one);
-          expect({ toldADayAhead: one.toldADayAhead, actionMerges: one.actionMerges }).toEqual({ toldADayAhead: one.expiries, actionMerges: 0 });
-        }),
-      { ...HOLIDAYS, testName: 'without it, ' }
-    );
-    report('people merge', stats);
-  }, 1_800_000);
+  for (const setup of HOLIDAY_SETUPS) {
+    const also = setup.check && setup.promise === 'alive' ? ', each renewal merges within 30 minutes of its check passing' : '';
+    const awaiting = AWAITING_ISSUE_42.has(setup.slug);
+    // A known failure is not shrunk for five minutes on every npm test; TIMELINE_SHRINK_SECONDS still asks for it.
+    const shrinkMs = awaiting && process.env.TIMELINE_SHRINK_SECONDS === undefined ? 0 : SHRINK_MS;
+    (awaiting ? it.failing : it)(`${setup.name}, ${HOLIDAY_TIMELINES} timelines: ${promises[setup.promise]}${also}${awaiting ? ' (broken until issue 42 lands: it.failing)' : ''}`, async () => {
+      const stats = blank();
+      rows.push({ setup, stats });
+      /** The drawn timelines are counted in the table, up to the first that broke a promise; shrinking's replays are not. */
+      let shrinking = false;
+      await checkProperty(
+        holidayArb,
+        (holiday) =>
+          told(async (story) => {
+            const one = blank();
+            try {
+              await holidayTimeline(holiday, setup, one, story);
+              if (setup.promise === 'alive') {
+                expect({ expiredMinutes: one.expiredMinutes, personMergesOfRenewals: one.personMergesOfRenewals }).toEqual({ expiredMinutes: 0, personMergesOfRenewals: 0 });
+              }
+              if (setup.promise === 'without') expect({ toldADayAhead: one.toldADayAhead, actionMerges: one.actionMerges }).toEqual({ toldADayAhead: one.expiries, actionMerges: 0 });
+            } catch (error) {
+              if (!shrinking && one.broken.length === 0) one.broken.push(`${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`);
+              throw error;
+            } finally {
+              if (!shrinking) add(stats, one);
+              if (one.broken.length > 0) shrinking = true;
+            }
+          }),
+        { ...HOLIDAYS, testName: setup.name, shrinkMs }
+      );
+      // The timelines did what they are for: people merged content, and (with auto-merge where merges go through) the action merged renewals.
+      expect(stats.personMerges).toBeGreaterThan(0);
+      if (setup.promise === 'alive') expect(stats.actionMerges).toBeGreaterThan(0);
+    }, 1_800_000);
+  }
 });
