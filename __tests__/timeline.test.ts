@@ -38,7 +38,7 @@ import { checkProperty, fullList, propertySettings } from './property.ts';
 import { kindOfStep } from './in-process.ts';
 
 // TIMELINES and TIMELINE_SEED: how many timelines and which (__tests__/property.ts); TEST_PATH replays one a failure names.
-const KNOBS = ['TIMELINE_DAYS', 'HOLIDAY_DAYS', 'HOLIDAY_KEEP_GOING', 'HOLIDAY_EXPECT_KEPT', 'TIMELINE_LOST_WRITES', 'TIMELINE_INTERLEAVED'];
+const KNOBS = ['TIMELINE_DAYS', 'HOLIDAY_DAYS', 'HOLIDAY_KEEP_GOING', 'TIMELINE_LOST_WRITES', 'TIMELINE_INTERLEAVED'];
 const MONTHS = { runs: 3, runsVar: 'TIMELINES', seed: 2211, seedVar: 'TIMELINE_SEED', file: '__tests__/timeline.test.ts', knobs: KNOBS };
 const { runs: TIMELINES, seed: SEED } = propertySettings(MONTHS);
 const DAYS = Number(process.env.TIMELINE_DAYS ?? 10);
@@ -768,13 +768,6 @@ const CHECK_TO_MERGE_MS = 30 * 60_000;
  * promise it broke, with the day it first did (then fails, naming them): what a product breaks, at once.
  */
 const HOLIDAY_KEEP_GOING = Boolean(process.env.HOLIDAY_KEEP_GOING);
-/**
- * The set-ups whose promises today's product breaks: issue 42's renewals (on <pr-branch>-renewal beside
- * any content, closed once stale, GitHub's auto-merge armed where checks are required) are being built.
- * They are declared it.failing, so npm test stays green while they break and turns red the day the
- * product keeps them: then empty this list. HOLIDAY_EXPECT_KEPT=1 runs them as ordinary tests.
- */
-const AWAITING_ISSUE_42 = new Set(process.env.HOLIDAY_EXPECT_KEPT ? [] : ['check-app', 'check-token', 'review']);
 /** The holiday timelines' seed unless TIMELINE_SEED gives one. */
 const HOLIDAY_SEED = 4228;
 
@@ -1286,10 +1279,7 @@ describe(`${HOLIDAY_DAYS} days with reviewers of 0 to 14 days and a two-week hol
 
   for (const setup of HOLIDAY_SETUPS) {
     const also = setup.check && setup.promise === 'alive' ? ', each renewal merges within 30 minutes of its check passing' : '';
-    const awaiting = AWAITING_ISSUE_42.has(setup.slug);
-    // A known failure is not shrunk for five minutes on every npm test; TIMELINE_SHRINK_SECONDS still asks for it.
-    const shrinkMs = awaiting && process.env.TIMELINE_SHRINK_SECONDS === undefined ? 0 : SHRINK_MS;
-    (awaiting ? it.failing : it)(`${setup.name}, ${HOLIDAY_TIMELINES} timelines: ${promises[setup.promise]}${also}${awaiting ? ' (broken until issue 42 lands: it.failing)' : ''}`, async () => {
+    it(`${setup.name}, ${HOLIDAY_TIMELINES} timelines: ${promises[setup.promise]}${also}`, async () => {
       const stats = blank();
       rows.push({ setup, stats });
       /** The drawn timelines are counted in the table, up to the first that broke a promise; shrinking's replays are not. */
@@ -1313,7 +1303,7 @@ describe(`${HOLIDAY_DAYS} days with reviewers of 0 to 14 days and a two-week hol
               if (one.broken.length > 0) shrinking = true;
             }
           }),
-        { ...HOLIDAYS, testName: setup.name, shrinkMs }
+        { ...HOLIDAYS, testName: setup.name }
       );
       // The timelines did what they are for: people merged content, and (with auto-merge where merges go through) the action merged renewals.
       expect(stats.personMerges).toBeGreaterThan(0);
