@@ -3,7 +3,7 @@
 // test. It returns handles that stand for the emulators from beforeAll on, so a file names them
 // once at its top (`const { platform, github, publish } = useEmulators(…)`) as it named its `let`s;
 // each handle forwards to the emulator it stands for, and touching one before beforeAll throws.
-import { afterAll, afterEach, beforeAll, beforeEach } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, jest } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,6 +143,20 @@ export function useTempDir(prefix: string, { each = true }: { each?: boolean } =
   };
 }
 
+/**
+ * Only Date is faked, from `t0`: the clock the emulators' checks and links run on, which the test
+ * moves (jest.setSystemTime); timers stay real, so HTTP and the action's waits work as they do.
+ * Call it before useEmulators(), so the emulators start on that clock.
+ */
+export function useFakeDate(t0: number): void {
+  beforeAll(() => {
+    jest.useFakeTimers({ doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'], now: t0 });
+  });
+  afterAll(() => {
+    jest.useRealTimers();
+  });
+}
+
 // Shared values: the README's deployment, as the tests' repositories hold it.
 /** The workflow's own GITHUB_TOKEN, as the GitHub emulator's policy names it by default. */
 export const TOKEN = 'ghs_emulator_token';
@@ -151,6 +165,9 @@ export const PATH = 'deploy/values.yaml';
 /** The branch the action proposes PATH's change on (named from the file, src/github/target.ts). */
 export const BRANCH = 'static-export/deploy-values.yaml';
 export const DOMAIN = 'docs.example.com';
+/** A GitHub App's installation token (actions/create-github-app-token), and the GitHub emulator's policy that knows it. */
+export const APP = 'ghs_app_installation';
+export const WITH_APP = { tokens: { [APP]: { kind: 'installation' as const, write: true } } };
 export const HOUR = 3_600_000;
 export const WEEK_S = 7 * 24 * 3600;
 

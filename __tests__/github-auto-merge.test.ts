@@ -4,14 +4,13 @@
 // moment the last required check passes and never past a missing review
 // (docs.github.com "Automatically merging a pull request"); and a merge queue at its simplest
 // (pascalgn/automerge-action#235; github.blog/changelog/2022-08-18-merge-group-webhook-event-and-github-actions-workflow-trigger).
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { getOctokit } from '@actions/github';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import { APP, WITH_APP, useEmulators, useFakeDate } from './emulators.ts';
 import type { BranchRules } from '../emulator/github-state.ts';
 import { githubSays } from '../emulator/recorded.ts';
 
 const GITHUB_TOKEN = 'ghs_emulator_token';
-const APP = 'ghs_app_installation';
 const MINUTE = 60_000;
 const T0 = Date.parse('2026-12-01T02:00:00Z');
 const ENABLE = `mutation($input: EnablePullRequestAutoMergeInput!) {
@@ -20,18 +19,9 @@ const ENABLE = `mutation($input: EnablePullRequestAutoMergeInput!) {
 const DISABLE = `mutation($input: DisablePullRequestAutoMergeInput!) {
   disablePullRequestAutoMerge(input: $input) { pullRequest { id autoMergeRequest { enabledAt } } }
 }`;
-let github: GitHubEmulator;
+useFakeDate(T0);
+const { github } = useEmulators({ platform: false, github: WITH_APP });
 let repoCount = 0;
-
-beforeAll(async () => {
-  jest.useFakeTimers({ doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'], now: T0 });
-  github = await startGitHubEmulator({ tokens: { [APP]: { kind: 'installation', write: true } } });
-});
-
-afterAll(async () => {
-  await github.close();
-  jest.useRealTimers();
-});
 
 function octokit(token = APP) {
   return getOctokit(token, { baseUrl: github.url });

@@ -4,30 +4,18 @@
 // they complete on the emulator's clock (Date.now(), faked here) or by a control call. The push log
 // marks a merge by GITHUB_TOKEN as starting no push workflow (docs.github.com/actions/concepts/security/github_token),
 // and a bypass list refuses GITHUB_TOKEN in GitHub's words (CopilotKit/aimock#399).
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { getOctokit } from '@actions/github';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
+import { APP, WITH_APP, useEmulators, useFakeDate } from './emulators.ts';
 import { RECORDED_GITHUB, githubSays } from '../emulator/recorded.ts';
 
 /** The workflow's GITHUB_TOKEN, by the emulator's convention the policy's token. */
 const GITHUB_TOKEN = 'ghs_emulator_token';
-/** A GitHub App's installation token (actions/create-github-app-token): a token of kind installation in the policy's tokens. */
-const APP = 'ghs_app_installation';
 const MINUTE = 60_000;
 const T0 = Date.parse('2026-12-01T02:00:00Z');
-let github: GitHubEmulator;
+useFakeDate(T0);
+const { github } = useEmulators({ platform: false, github: WITH_APP });
 let repoCount = 0;
-
-beforeAll(async () => {
-  // Only Date is faked: the clock the emulator's checks run on, moved by the test.
-  jest.useFakeTimers({ doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'], now: T0 });
-  github = await startGitHubEmulator({ tokens: { [APP]: { kind: 'installation', write: true } } });
-});
-
-afterAll(async () => {
-  await github.close();
-  jest.useRealTimers();
-});
 
 function octokit(token: string) {
   return getOctokit(token, { baseUrl: github.url });

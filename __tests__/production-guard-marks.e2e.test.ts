@@ -2,38 +2,18 @@
 // production-link-expiring label are written once and left alone while nothing changes, come off once
 // production's link is safe again, and a pull request GitHub cannot merge is never told "merge".
 // The real publish action runs in this process (in-process.ts), as nightly runs would run it.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { describe, expect, it } from '@jest/globals';
 import { finishedExport, presignedLink } from './finished-export.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { runInProcess } from './in-process.ts';
 import { regionOf } from '../src/publish/body.ts';
+import { BRANCH, DOMAIN, PATH, REPO, TOKEN, WEEK_S as WEEK_SECONDS, useEmulators } from './emulators.ts';
 
-const REPO = 'acme/deploy';
-const PATH = 'deploy/values.yaml';
 /** Production's renewal lives on a branch of its own. */
-const RENEWAL_BRANCH = 'static-export/deploy-values.yaml-renewal';
-const DOMAIN = 'docs.example.com';
+const RENEWAL_BRANCH = `${BRANCH}-renewal`;
 const HOUR = 3_600_000;
-const WEEK_SECONDS = 7 * 24 * 3600;
 const LABEL = 'production-link-expiring';
 
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let publish: PublishRun;
-
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: { queuedMs: 0, runMs: 0 }, linkTtlSeconds: WEEK_SECONDS });
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
-beforeEach(() => {
-  github.requests.length = 0;
-});
+const { platform, github, publish, inputs } = useEmulators({ platform: { profile: { queuedMs: 0, runMs: 0 }, linkTtlSeconds: WEEK_SECONDS }, reset: true });
 
 const values = (link: string, comment = 'Helm values for the docs deployment.') => `# ${comment}\nstaticExport:\n  enabled: true\n  bundleUrl: "${link}"\n`;
 /** A week-long link to `jobId`'s bundle with `leftMs` left. */
@@ -43,7 +23,7 @@ const weekLink = (jobId: string, leftMs: number) => presignedLink(platform, jobI
 const nightly = (extra: Record<string, string> = {}) =>
   runInProcess(
     publish,
-    { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': 'ghs_emulator_token', 'config-path': PATH, domain: DOMAIN, 'renew-within': '72h', ...QUICK_POLLS, ...extra },
+    inputs({ 'github-token': TOKEN, 'config-path': PATH, 'renew-within': '72h', ...extra }),
     { GITHUB_EVENT_NAME: 'schedule', GITHUB_REPOSITORY: REPO }
   );
 const openPull = () => github.pulls(REPO).find((pull) => pull.state === 'open')!;

@@ -2,31 +2,13 @@
 // must skip while the link is fresh, renew without re-rendering when it is due, and fall back to a
 // new export when the link's job is gone. The real action runs in this process (in-process.ts), on a
 // short beat; the README's nightly workflow runs it through dist/index.js (readme-workflows.e2e).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { type GitHubEmulator, startGitHubEmulator } from '../emulator/github.ts';
-import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
+import { describe, expect, it } from '@jest/globals';
 import { presignedLink } from './finished-export.ts';
-import { loadPublish, type PublishRun, QUICK_POLLS, runInProcess } from './in-process.ts';
+import { runInProcess } from './in-process.ts';
+import { REPO, TOKEN, useEmulators } from './emulators.ts';
 
-const REPO = 'acme/deploy';
 const HOUR = 3_600_000;
-let platform: PlatformEmulator;
-let github: GitHubEmulator;
-let publish: PublishRun;
-
-beforeAll(async () => {
-  platform = await startPlatformEmulator({ profile: { queuedMs: 100, runMs: 1500 } });
-  github = await startGitHubEmulator();
-  publish = await loadPublish(github.url);
-});
-afterAll(async () => {
-  await platform.close();
-  await github.close();
-});
-beforeEach(() => {
-  platform.requests.length = 0;
-  github.requests.length = 0;
-});
+const { platform, github, publish, inputs } = useEmulators({ platform: { profile: { queuedMs: 100, runMs: 1500 } }, reset: true });
 
 const link = (jobId: string, signedAt: number, seconds: number) => presignedLink(platform, jobId, signedAt, seconds);
 
@@ -37,12 +19,7 @@ const renew = (extra: Record<string, string> = {}) =>
   runInProcess(
     publish,
     {
-      'api-key': DEFAULT_API_KEY,
-      'api-url': platform.url,
-      'renew-within': '72h',
-      'config-path': 'deploy/values.yaml',
-      'github-token': 'ghs_emulator_token',
-      ...QUICK_POLLS,
+      ...inputs({ 'renew-within': '72h', 'config-path': 'deploy/values.yaml', 'github-token': TOKEN }),
       ...extra
     },
     { GITHUB_REPOSITORY: REPO }
