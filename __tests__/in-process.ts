@@ -22,13 +22,6 @@ import type { RunKind } from '../src/publish/run-kind.ts';
  */
 export const QUICK_KNOBS: NonNullable<RunOptions['knobs']> = { limits: { floorMs: 50, ceilingMs: 250 } };
 
-/**
- * The agent-job action's inputs for the same short beat. No publish action reads them (issue 41: the
- * knobs are constants there, and in-process runs take QUICK_KNOBS): a publish step that still passes
- * them passes inputs nothing reads.
- */
-export const QUICK_POLLS = { 'min-poll-interval': '50ms', 'max-poll-interval': '250ms' };
-
 export type PublishRun = (cancellation?: Cancellation, options?: RunOptions) => Promise<void>;
 
 /**

@@ -20,7 +20,6 @@ import { readSetting } from '../src/values/values-file.ts';
 import { type StepRun, type WorkflowStep, actionInputs, fillExpressions, runJob, workflowInMarkdown } from '../emulator/workflow.ts';
 import { jobIdFromLink, linkExpiry } from '../src/values/link.ts';
 import { finishedExport, presignedLink } from './finished-export.ts';
-import { QUICK_POLLS } from './in-process.ts';
 
 const DEPLOY_REPO = 'acme/deploy';
 const PATH = 'deploy/values.yaml';
@@ -71,9 +70,9 @@ async function runStep(step: Step, event: Record<string, string>, earlier: Recor
   ran.push(relative(process.cwd(), bundle));
   // The bucket is the static file server here; the rest of the URL is the README's.
   if (inputs['bundle-url-template']) inputs['bundle-url-template'] = inputs['bundle-url-template'].replace(/^https:\/\/[^/]+/, files.url);
-  // The emulator's exports take 0.35 s: poll them on a short beat (the README's own poll inputs, had it
-  // any, would win), not the default 10 s.
-  return runAction(bundle, { ...QUICK_POLLS, ...inputs, 'api-url': platform.url }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'acme/docs', GITHUB_WORKSPACE: workspace, ...event });
+  // The emulator's exports take 0.35 s: the bundles poll them on the suite's short beat
+  // (STATIC_EXPORT_TEST_ONLY_POLL_MS, set by the global set-up), not the constant 10 s.
+  return runAction(bundle, { ...inputs, 'api-url': platform.url }, { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'acme/docs', GITHUB_WORKSPACE: workspace, ...event });
 }
 
 /** A push to the docs branch: the platform's GitHub app deploys it, and the workflow runs. */
