@@ -1006,7 +1006,8 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
 
   const inputs = (extra: Record<string, string>) => ({ 'config-repository': repo, domain: DOMAIN, 'github-token': setup.token, ...(setup.autoMerge ? { 'auto-merge': 'renewals' } : {}), ...extra });
   /** Runs one step and checks it; returns the pull request a failed scheduled run named, for the owner who acts on it. */
-  async function runStep(kind: 'push' | 'nightly', extra: Record<string, string>, faults: HolidayFaults, checkMinutes: number): Promise<number | undefined> {
+  /** push: the docs push's workflow; nightly: the schedule; merged: the nightly workflow on a push to the values file, which a person's merge starts (README). */
+  async function runStep(kind: 'push' | 'nightly' | 'merged', extra: Record<string, string>, faults: HolidayFaults, checkMinutes: number): Promise<number | undefined> {
     const deployedJob = jobIdFromLink(mainLink());
     const started = performance.now();
     // A required check on what this run pushes takes the push's or the night's time.
@@ -1017,7 +1018,7 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
     const from = github.requests.length;
     let result: Run;
     try {
-      result = await runPublish(kind, inputs(extra), kind === 'push' ? 'push' : 'schedule');
+      result = await runPublish(kind, inputs(extra), kind === 'nightly' ? 'schedule' : 'push');
     } finally {
       github.clearFaults();
     }
@@ -1065,6 +1066,8 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
   }
 
   /** A person merges the pull request (approving it first where a review is required), by a method the repository allows; false when GitHub refused. */
+  /** Set by a person's merge: the README's nightly runs on a push to the values file too. */
+  let personMerged = false;
   function personMerges(number: number, methodIndex: number): boolean {
     const production = jobOn('main');
     const open = github.pull(repo, number);
@@ -1086,6 +1089,8 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
       return false; // e.g. a rebase over a merge: the next run makes it mergeable again
     }
     tell(`a person merges ${renewal ? 'the renewal' : stale ? "a stale renewal, of an export older than production's," : 'the content'} in pull request #${number} (${method})`);
+    // A person's merge is a push to the values file: it starts the nightly workflow (README), run next.
+    personMerged = true;
     stats.personMerges += 1;
     if (renewal || stale) {
       stats.personMergesOfRenewals += 1;
@@ -1178,6 +1183,11 @@ async function holidayTimeline(holiday: Holiday, setup: HolidaySetup, stats: Hol
         }
       }
       mergeWhenGreen();
+      // The nightly workflow, started by a person's merge into the values file: a renewal the merge made stale is closed at once.
+      while (personMerged) {
+        personMerged = false;
+        await runStep('merged', { 'renew-within': '72h' }, { lostWrite: null, lostMerge: false }, 10);
+      }
       // People come to an open renewal as to content, when the set-up has them merge renewals at all.
       if (setup.peopleMergeRenewals === 'when they come to it' && !renewalVisit && openPulls().some((open) => open.renewal && !whenGreen.has(open.pull.number))) {
         renewalVisit = { due: Date.now() + lastReviewer.reviewMinutes * 60_000, method: lastReviewer.method };
