@@ -11,8 +11,9 @@
 // Then issue 42's holiday timelines (their own header, below): one team's reviewers and two weeks
 // away, in six repositories (unprotected; a required review the step's App bypasses; a required check
 // with an App token, and with GITHUB_TOKEN; a required review with no bypass; no auto-merge), ending
-// with a Markdown table per repository. 14 days each by default; the issue's 90 days on demand:
-//   HOLIDAY_DAYS=90 npm test -- __tests__/timeline.test.ts -t 'two-week holiday'
+// with a Markdown table per repository; they run from __tests__/holiday.test.ts, beside this file. 14
+// days each by default; the issue's 90 days on demand:
+//   HOLIDAY_DAYS=90 npm test -- __tests__/holiday.test.ts
 //
 // The timelines are drawn by fast-check (__tests__/property.ts): a broken promise prints the seed, the
 // timeline shrunk to the fewest events that still break it (one line each: day, event, who), what
@@ -37,9 +38,17 @@ import fc from 'fast-check';
 import { checkProperty, fullList, propertySettings } from './property.ts';
 import { kindOfStep } from './in-process.ts';
 
+/**
+ * Which half this file registers: the month timelines, or, when __tests__/holiday.test.ts imports it,
+ * the holiday ones. Two files, so that jest runs the halves on two workers at once: as one file they
+ * took 161 s on one worker, and the whole suite waited on it.
+ */
+const PART: 'month' | 'holiday' = (globalThis as { timelinePart?: 'holiday' }).timelinePart ?? 'month';
+const THIS_FILE = PART === 'holiday' ? '__tests__/holiday.test.ts' : '__tests__/timeline.test.ts';
+
 // TIMELINES and TIMELINE_SEED: how many timelines and which (__tests__/property.ts); TEST_PATH replays one a failure names.
 const KNOBS = ['TIMELINE_DAYS', 'HOLIDAY_DAYS', 'HOLIDAY_KEEP_GOING', 'TIMELINE_LOST_WRITES', 'TIMELINE_INTERLEAVED'];
-const MONTHS = { runs: 3, runsVar: 'TIMELINES', seed: 2211, seedVar: 'TIMELINE_SEED', file: '__tests__/timeline.test.ts', knobs: KNOBS };
+const MONTHS = { runs: 3, runsVar: 'TIMELINES', seed: 2211, seedVar: 'TIMELINE_SEED', file: THIS_FILE, knobs: KNOBS };
 const { runs: TIMELINES, seed: SEED } = propertySettings(MONTHS);
 const DAYS = Number(process.env.TIMELINE_DAYS ?? 10);
 /**
@@ -716,7 +725,7 @@ async function timeline(month: Month, stats: Stats, story: string[]): Promise<vo
   stats.timelines += 1;
 }
 
-describe('a team\'s months with one values file', () => {
+if (PART === 'month') describe('a team\'s months with one values file', () => {
   it(`${TIMELINES} random timelines of ${DAYS} days keep every promise`, async () => {
     const stats: Stats = { timelines: 0, runs: 0, merges: 0, refusedMerges: 0, guardFailures: 0, baseEdits: 0, closed: 0, vetoesHeld: 0, secondBase: 0, acceptedLosses: 0, layoutChanges: 0, pagesMoved: 0, lostWrites: {}, interleaved: {} };
     await checkProperty(monthArb, (month) => told((story) => timeline(month, stats, story)), { ...MONTHS, testName: 'random timelines of', shrinkMs: SHRINK_MS });
@@ -1266,7 +1275,7 @@ function holidayTable(rows: { setup: HolidaySetup; stats: HolidayStats }[]): str
   ].join('\n');
 }
 
-describe(`${HOLIDAY_DAYS} days with reviewers of 0 to 14 days and a two-week holiday`, () => {
+if (PART === 'holiday') describe(`${HOLIDAY_DAYS} days with reviewers of 0 to 14 days and a two-week holiday`, () => {
   const blank = (): HolidayStats => ({ timelines: 0, runs: 0, pushes: 0, personMerges: 0, personMergesOfRenewals: 0, actionMerges: 0, expiredMinutes: 0, expiries: 0, toldADayAhead: 0, failedScheduledRuns: 0, lostWrites: 0, lostMerges: 0, staleRenewals: 0, checkToMerge: [], broken: [] });
   const add = (total: HolidayStats, one: HolidayStats) => {
     for (const key of Object.keys(total) as (keyof HolidayStats)[]) {
