@@ -97,7 +97,7 @@ export function bundleSizes(): string {
   const of = (path: string) => mb(files.get(path) ?? 0);
   return (
     `\`dist/\` is ${mb(total)} without source maps (1 MB = 1,048,576 bytes): ${of('dist/index.js')} for the root action's ` +
-    `bundle, ${of('dist/renew/index.js')} for \`renew\` and ${of('dist/host/index.js')} for \`host\` (the same reconcile, one bundle per action), ` +
+    `bundle, which \`renew\` and \`host\` run too (the same reconcile; their entries are two lines), ` +
     `${of('dist/agent-job/index.js')} for \`agent-job\` and ${of('dist/feedback/index.js')} for \`feedback\`.`
   );
 }
