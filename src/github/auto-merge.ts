@@ -10,8 +10,8 @@ import type { MergeMethod } from './merge.ts';
 import type { Repo } from './pull-request.ts';
 
 export type ArmOutcome =
-  /** Armed (or already armed by this head): GitHub merges when the requirements are met. */
-  | { kind: 'armed' }
+  /** Armed (or already armed by this head): GitHub merges when the requirements are met. `openedBy`: the pull request's author, as the read before the arming showed it. */
+  | { kind: 'armed'; openedBy?: string }
   /** Nothing is pending: the pull request can be merged at once. */
   | { kind: 'clean' }
   /** The repository does not allow auto-merge. */
@@ -29,6 +29,7 @@ interface PullNow {
   head: { sha: string };
   node_id: string;
   auto_merge: unknown;
+  user?: { login?: string } | null;
 }
 
 export async function armAutoMerge(
@@ -39,7 +40,8 @@ export async function armAutoMerge(
   const read = async () => (await octokit.rest.pulls.get({ ...repo, pull_number: request.number })).data as unknown as PullNow;
   const pull = await read();
   if (pull.state !== 'open' || pull.head.sha !== request.headSha) return { kind: 'refused', said: `pull request #${request.number} is ${pull.merged ? 'merged' : pull.state === 'open' ? 'at another head' : 'closed'}` };
-  if (pull.auto_merge) return { kind: 'armed' };
+  const openedBy = pull.user?.login;
+  if (pull.auto_merge) return { kind: 'armed', openedBy };
   // A lost answer: armed at this head, or merged meanwhile, stands in for it; anything else is GitHub's last word.
   const readBack: ReadBack = async () => {
     const now = await read();
@@ -51,7 +53,7 @@ export async function armAutoMerge(
       input: { pullRequestId: pull.node_id, expectedHeadOid: request.headSha, mergeMethod: request.method.toUpperCase(), commitHeadline: request.title, commitBody: request.message },
       request: { readBack }
     });
-    return { kind: 'armed' };
+    return { kind: 'armed', openedBy };
   } catch (error) {
     const said = graphqlSaid(error);
     if (/clean status/i.test(said)) return { kind: 'clean' };

@@ -79,7 +79,7 @@ export async function keepProductionAlive(octokit: Octokit, target: ConfigTarget
   const jobId = deployedLink ? jobIdFromLink(deployedLink) : undefined;
   const expiry = deployedLink ? linkExpiry(deployedLink) : undefined;
   const due = jobId !== undefined && expiry !== undefined && expiry.getTime() - context.now < context.dueWithinMs;
-  const current = facts.open && isRenewal(target, facts.base.text, facts.open) ? facts.open : undefined;
+  const current = openRenewal(target, facts);
   if (context.open && due && (!current || !stillValid(current.text, target, context))) {
     if (!context.freshLink) {
       context.warn(`Production's link expires at ${formatUtc(expiry!.toISOString())}: without api-key this step cannot renew it. Give the step api-key.`);
@@ -105,7 +105,7 @@ export async function keepProductionAlive(octokit: Octokit, target: ConfigTarget
     const rebuilt = await keepProposalCurrent(octokit, renewalTarget, facts);
     if (rebuilt && !rebuilt.kept) facts = await readProposalFacts(octokit, renewalTarget);
   }
-  const open = facts.open && isRenewal(target, facts.base.text, facts.open) ? facts.open : undefined;
+  const open = openRenewal(target, facts);
   if (!open || !context.merge || target.dryRun) return withWaiting(result, facts, target);
   const merge = await mergeRenewal(octokit, renewalTarget, facts, open, context);
   Object.assign(result, resultOf(merge));
@@ -125,9 +125,14 @@ function resultOf(merge: RenewalMerge): Partial<AutoMergeResult> {
   return { moved: pull };
 }
 
+/** The open pull request from the renewal's branch, when it renews production's export. */
+function openRenewal(target: ConfigTarget, facts: ProposalFacts): OpenProposal | undefined {
+  return facts.open && isRenewal(target, facts.base.text, facts.open) ? facts.open : undefined;
+}
+
 /** The renewal that waits, when one is open and renews production. */
 function withWaiting(result: AutoMergeResult, facts: ProposalFacts, target: ConfigTarget): AutoMergeResult {
-  const open = facts.open && isRenewal(target, facts.base.text, facts.open) ? facts.open : undefined;
+  const open = openRenewal(target, facts);
   return open ? { ...result, waiting: { number: open.number, url: open.url } } : result;
 }
 

@@ -184,6 +184,10 @@ const URGENT_LINE = /^\*\*🚨 Urgent:[^\n]*\n*/u;
  * that one after), replacing the last urgent line, so neither mark stacks up run after run.
  */
 export function withUrgentLine(body: string, line: string): string {
-  const rest = withFirstLine(body, undefined).replace(URGENT_LINE, '');
-  return withFirstLine(`${line}\n\n${rest}`, firstLineOf(body));
+  return withFirstLine(`${line}\n\n${withoutMarkLines(body)}`, firstLineOf(body));
+}
+
+/** `body` without the guard's first line and the urgent line under it. */
+export function withoutMarkLines(body: string): string {
+  return withFirstLine(body, undefined).replace(URGENT_LINE, '');
 }

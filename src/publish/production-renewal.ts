@@ -10,7 +10,7 @@ import { type Octokit, type OpenProposal, PullChangedError, PullRequestError, re
 import type { ConfigTarget, ProposalFacts } from './proposal-types.ts';
 import { linkIn, readProposalFacts } from './proposal-facts.ts';
 import { editRegion } from './body.ts';
-import { EXPIRING_LABEL, withFirstLine, withUrgentLine } from './production-guard.ts';
+import { EXPIRING_LABEL, withoutMarkLines } from './production-guard.ts';
 import { linkKind } from './reconcile.ts';
 
 /** The branch production's own renewal lives on, beside the content proposal's `prBranch`. */
@@ -119,7 +119,7 @@ async function closeRenewal(octokit: Octokit, target: ConfigTarget, open: OpenPr
 
 /** The region without the guard's first line, the urgent line, or an earlier closing line. */
 function withoutMarks(region: string): string {
-  const unmarked = withFirstLine(withUrgentLine(region, '').replace(/^\n+/, ''), undefined);
+  const unmarked = withoutMarkLines(region);
   return unmarked.startsWith(CLOSED_MARK) ? unmarked.slice(unmarked.indexOf('\n') + 1).replace(/^\n+/, '') : unmarked;
 }
 

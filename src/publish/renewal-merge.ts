@@ -99,7 +99,7 @@ export async function mergeRenewal(octokit: Octokit, target: ConfigTarget, facts
       if ('kind' in tried) return tried;
       why = howToAllow(tried.status, tried.said, facts.base.branch);
     } else if (armed.kind === 'armed') {
-      const held = waitsForChecks && (await openedBy(octokit, target, open.number)) === GITHUB_TOKEN_LOGIN;
+      const held = waitsForChecks && armed.openedBy === GITHUB_TOKEN_LOGIN;
       const armedAt = `GitHub's auto-merge is armed on it at ${open.headSha.slice(0, 7)}`;
       if (held) {
         const text =
@@ -131,12 +131,6 @@ export async function mergeRenewal(octokit: Octokit, target: ConfigTarget, facts
   const reason = `GitHub refused to merge it: "${said}"`;
   await markUrgent(octokit, target, open, deployedLink, context, reason);
   return { kind: 'refused', ...pull, message: text, reason };
-}
-
-/** The login of the pull request's author: GITHUB_TOKEN's bot, an App's, or a person's. */
-async function openedBy(octokit: Octokit, target: ConfigTarget, number: number): Promise<string | undefined> {
-  const { data } = await octokit.rest.pulls.get({ ...target.repo, pull_number: number });
-  return data.user?.login;
 }
 
 /** The methods to try, in METHODS' order: those repos.get says the repository allows (all, where it does not say). */
