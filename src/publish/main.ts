@@ -48,7 +48,7 @@ export async function run(cancellation = new Cancellation(), options: RunOptions
     // Read. What can fail without an export fails first (facts.ts).
     let facts = await readFacts(inputs, octokit);
     // Production's renewal, on a branch of its own: every run closes a stale one before anything is planned.
-    const renewal = facts && octokit ? await reconcileRenewal(octokit, given.config!, facts.proposal.prBranch, (line) => core.info(line)) : undefined;
+    const renewal = facts && octokit ? await reconcileRenewal(octokit, given.config!, facts.proposal, (line) => core.info(line)) : undefined;
     // renew/ with no content pull request waiting: production's renewal is the run's own proposal.
     if (inputs.kind === 'renew' && facts && renewal && !facts.pending) {
       inputs = { ...inputs, config: renewal.target };

@@ -61,17 +61,19 @@ export interface ClosedRenewal {
 }
 
 /**
- * Reads production's renewal (the pull requests from its branch), and closes the open one when it is
- * stale. Returns the renewal's facts as they stand after that, and what was closed.
+ * Reads production's renewal (the pull requests from its branch, beside the content proposal's
+ * `content`), and closes the open one when it is stale. Returns the renewal's facts as they stand after that, and what was closed.
  */
 export async function reconcileRenewal<T extends ConfigTarget>(
   octokit: Octokit,
   target: T,
-  prBranch: string,
+  content: Pick<ProposalFacts, 'repository' | 'base' | 'prBranch'>,
   info: (line: string) => void
 ): Promise<{ facts: ProposalFacts; target: T; closed?: ClosedRenewal }> {
-  const renewal = renewalTarget(target, prBranch);
-  const facts = await readProposalFacts(octokit, renewal);
+  const renewal = renewalTarget(target, content.prBranch);
+  // The repository and the base's file are the ones the run just read for the content proposal; closing a pull request changes neither.
+  const read = (): Promise<ProposalFacts> => readProposalFacts(octokit, renewal, content);
+  const facts = await read();
   const open = facts.open;
   const why = open && staleBecause(renewal, facts.base.text, facts.base.branch, open);
   if (!open || !why) return { facts, target: renewal };
@@ -85,9 +87,9 @@ export async function reconcileRenewal<T extends ConfigTarget>(
     return { facts, target: renewal, closed: { number: open.number, url: open.url, why, dryRun: true } };
   }
   const closed = await closeRenewal(octokit, renewal, open, why);
-  if (!closed) return { facts: await readProposalFacts(octokit, renewal), target: renewal };
+  if (!closed) return { facts: await read(), target: renewal };
   info(`Closed renewal pull request #${open.number} (${open.url}): ${why}`);
-  return { facts: await readProposalFacts(octokit, renewal), target: renewal, closed: { number: open.number, url: open.url, why, dryRun: false } };
+  return { facts: await read(), target: renewal, closed: { number: open.number, url: open.url, why, dryRun: false } };
 }
 
 /**

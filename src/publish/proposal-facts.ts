@@ -35,10 +35,11 @@ export async function readConfigFile(octokit: Octokit, target: ConfigTarget, rep
   return { ...base, text: base.text };
 }
 
-export async function readProposalFacts(octokit: Octokit, target: ConfigTarget): Promise<ProposalFacts> {
+/** `read`: the repository and the base's file as this run read them a moment ago (the same file and base, another branch), not read again. */
+export async function readProposalFacts(octokit: Octokit, target: ConfigTarget, read?: Pick<ProposalFacts, 'repository' | 'base'>): Promise<ProposalFacts> {
   const { repo, path } = target;
-  const repository = await readRepository(octokit, repo);
-  const base = await readConfigFile(octokit, target, repository);
+  const repository = read?.repository ?? (await readRepository(octokit, repo));
+  const base = read?.base ?? (await readConfigFile(octokit, target, repository));
   const prBranch = target.prBranchDefault && base.branch !== repository.defaultBranch ? defaultPrBranch(path, target.key, base.branch) : target.prBranch;
   const pulls = await listPulls(octokit, repo, prBranch);
   await readClosedProposals(octokit, target, pulls, base.branch);
