@@ -42,7 +42,7 @@ export interface Emulators {
   env(repo: string, event?: string): Record<string, string>;
 }
 
-/** The GitHub emulator (its URL) the publish action of this file was first loaded against: @actions/github keeps it. */
+/** The GitHub emulator (its URL) the publish action of this file was first loaded against: in-process runs that name none reach it. */
 let publishLoadedFor: string | undefined;
 
 /** The emulators of one test file: started once, closed at its end. */
@@ -52,7 +52,7 @@ export function useEmulators(wanted: EmulatorsWanted = {}): Emulators {
     if (wanted.platform !== false) started.platform = await startPlatformEmulator(wanted.platform);
     if (wanted.github !== false) {
       started.github = await startGitHubEmulator(wanted.github ?? {});
-      // @actions/github reads GITHUB_API_URL once, when the action is loaded: one GitHub per file.
+      // A run that names no GITHUB_API_URL reaches the one loadPublish was given: one GitHub per file.
       const url = wanted.githubHost ? started.github.url.replace('127.0.0.1', wanted.githubHost) : started.github.url;
       publishLoadedFor ??= started.github.url;
       started.publish = await loadPublish(url);

@@ -1,19 +1,21 @@
 // What the action writes to GitHub, when GitHub answers as it really does: a merge whose answer was
 // lost, a merge refused for a moment, a push landing while the nightly merges, a person merging the
-// pull request while a push run writes to it. Every run goes through the built bundle (dist/index.js,
-// or PUBLISH_BUNDLE to check another build, such as main's), as the runner starts it; two runs at once
-// are two processes, interleaved at a write by the GitHub emulator's hold (`holdNext`).
+// pull request while a push run writes to it. Runs go through the built bundle (dist/index.js, or
+// PUBLISH_BUNDLE to check another build, such as main's), as the runner starts it; two runs at once
+// are two processes, interleaved at a write by the GitHub emulator's hold (`holdNext`). The last
+// describe runs the same race in this process: two real run()s of src/, each in its own environment.
 import { describe, expect, it } from '@jest/globals';
 import { startAction, runAction } from '../emulator/runner.ts';
 import { jobIdFromLink } from '../src/values/link.ts';
 import { readSetting } from '../src/values/values-file.ts';
 import { BRANCH, DOMAIN, PATH, TOKEN, annotations, productionRepo, useEmulators } from './emulators.ts';
 import { finishedExport } from './finished-export.ts';
+import { runInProcess, startInProcess } from './in-process.ts';
 
 const BUNDLE = process.env.PUBLISH_BUNDLE ?? 'dist/index.js';
 const RENEW_BUNDLE = process.env.PUBLISH_RENEW_BUNDLE ?? 'dist/renew/index.js';
 const emulators = useEmulators({ platform: { profile: { queuedMs: 0, runMs: 0 }, linkTtlSeconds: 7 * 24 * 3600 } });
-const { platform, github, proposing, env } = emulators;
+const { platform, github, proposing, env, publish } = emulators;
 
 /** A repository of its own whose base serves an export by a link with `leftHours` to live. */
 const production = (leftHours: number) => productionRepo(emulators, 'writes', { leftHours, files: { 'README.md': '# deploy\n' } });
@@ -143,5 +145,46 @@ describe('two writers at once, interleaved at a write', () => {
     expect(github.pull(repo, 2)).toMatchObject({ state: 'open', head: BRANCH });
     expect(jobIdFromLink(linkOn(repo, BRANCH))).toBe(second);
     expect(github.pull(repo, 2)!.body).toContain(`| Export job | \`${second}\` |`);
+  }, 60_000);
+});
+
+describe('two runs at once in one process (src/, each run in an environment of its own)', () => {
+  it('the nightly held at its merge while a push run goes whole: the same outcome as two processes, and each run reads and reports only its own', async () => {
+    const { repo, jobId: deployed } = await production(60);
+    const hold = github.holdNext('pulls.merge');
+    const nightly = startInProcess(publish, nightlyInputs(), env(repo, 'schedule'));
+    await hold.reached;
+    const { jobId: content } = await finishedExport(platform, DOMAIN);
+    const push = await runInProcess(publish, pushInputs(content), env(repo, 'push'));
+    hold.release();
+    const night = await nightly.done;
+    for (const run of [push, night]) expect([run.code, annotations(run, 'error')]).toEqual([0, []]);
+    // What GitHub holds: the renewal merged on its own branch, the content in review on its own.
+    expect(github.pull(repo, 1)).toMatchObject({ head: `${BRANCH}-renewal`, state: 'closed', merged: true });
+    expect(jobIdFromLink(linkOn(repo, 'main'))).toBe(deployed);
+    expect(jobIdFromLink(linkOn(repo, BRANCH))).toBe(content);
+    // Each run's outputs, log and summary are its own: the push's name its content pull request and
+    // export, the nightly's its renewal; neither shows a line of the other.
+    expect(push.outputs).toMatchObject({ 'job-id': content, 'pull-request-operation': 'created', 'pull-request-number': '2' });
+    expect(night.outputs).toMatchObject({ 'job-id': deployed, merged: 'true', 'merged-pull-request-number': '1' });
+    expect(night.log).toMatch(/Merged renewal pull request #1 /);
+    expect(push.log).not.toMatch(/Merged renewal pull request/);
+    expect(night.log).not.toContain(content);
+    expect(push.summary).toContain(content);
+    expect(night.summary).not.toContain(content);
+    expect(push.summary).not.toMatch(/Renews the static export link/);
+  }, 60_000);
+
+  it('a push and the nightly started at the same moment: both end green, production keeps its export, the content waits in review', async () => {
+    const { repo, jobId: deployed } = await production(60);
+    const { jobId: content } = await finishedExport(platform, DOMAIN);
+    const [push, night] = await Promise.all([runInProcess(publish, pushInputs(content), env(repo, 'push')), runInProcess(publish, nightlyInputs(), env(repo, 'schedule'))]);
+    for (const run of [push, night]) expect([run.code, annotations(run, 'error')]).toEqual([0, []]);
+    expect(jobIdFromLink(linkOn(repo, 'main'))).toBe(deployed);
+    const open = github.pulls(repo).filter((pull) => pull.state === 'open');
+    expect(open.map((pull) => pull.head)).toEqual([BRANCH]);
+    expect(jobIdFromLink(linkOn(repo, BRANCH))).toBe(content);
+    expect(push.outputs['job-id']).toBe(content);
+    expect(night.outputs['job-id']).toBe(deployed);
   }, 60_000);
 });

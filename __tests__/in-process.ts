@@ -4,13 +4,14 @@
 // GitHub's waits (retries, rate limits, the spacing of writes) on a shrunk second, so a test of a
 // retry runs at the speed of the CPU while the log still says what a user would read.
 //
-// One run at a time: a run reads process.env and writes to process.stdout, which the process shares.
-// A second run while one is going fails at once; tests that start several (Promise.all) put each in
-// inTurn().
+// Runs can go at once: each has an environment of its own (src/action/environment.ts), its
+// variables, log, outputs, summary and exit code, so a test can start a push and the nightly together
+// and read each run's own. inTurn() is for tests that want them one after the other.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ActionRun, parseOutputs, runnerLog } from '../emulator/runner.ts';
+import { runEnvironment, runIn } from '../src/action/environment.ts';
 import { Cancellation } from '../src/action/runtime.ts';
 import type { RunOptions } from '../src/publish/main.ts';
 import type { RunKind } from '../src/publish/run-kind.ts';
@@ -25,9 +26,9 @@ export const QUICK_KNOBS: NonNullable<RunOptions['knobs']> = { limits: { floorMs
 export type PublishRun = (cancellation?: Cancellation, options?: RunOptions) => Promise<void>;
 
 /**
- * Loads the publish action against a GitHub API URL: @actions/github reads GITHUB_API_URL once,
- * when it is loaded, as on a runner, so a test file keeps one GitHub emulator for all its runs
- * (and isolates them by repository, or by recreating the repository).
+ * Loads the publish action, its runs against a GitHub API URL: a run whose `env` names no
+ * GITHUB_API_URL of its own is given this one, so a test file keeps one GitHub emulator for all its
+ * runs (and isolates them by repository, or by recreating the repository).
  */
 export async function loadPublish(githubUrl: string): Promise<PublishRun> {
   process.env.GITHUB_API_URL = githubUrl;
@@ -59,10 +60,6 @@ export function inTurn<T>(task: () => Promise<T>): Promise<T> {
   return result;
 }
 
-let running = false;
-// @actions/core keeps the summary file's path from its first write: one file for every run, emptied before each.
-const summaryFile = join(mkdtempSync(join(tmpdir(), 'action-in-process-summary-')), 'summary');
-
 /**
  * One step of the action: `inputs` as INPUT_*, `env` on top of the runner's variables. `options` go
  * over the harness's own: GitHub's second of a millisecond and the short beat (QUICK_KNOBS).
@@ -74,13 +71,33 @@ export async function runInProcess(
   options: RunOptions = {},
   onOutput?: (text: string) => void
 ): Promise<ActionRun> {
-  if (running) throw new Error('Another in-process run is going: runs in one process take turns (put each in inTurn()).');
-  running = true;
-  try {
-    return await runNow(run, inputs, env, options, onOutput);
-  } finally {
-    running = false;
-  }
+  const dir = mkdtempSync(join(tmpdir(), 'action-in-process-'));
+  const outputFile = join(dir, 'output');
+  const summaryFile = join(dir, 'summary');
+  writeFileSync(outputFile, '');
+  writeFileSync(summaryFile, '');
+  // The machine's variables but the runner's: no INPUT_*, GITHUB_* or RUNNER_DEBUG of the test's process.
+  const variables: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('INPUT_') && !name.startsWith('GITHUB_') && name !== 'RUNNER_DEBUG'));
+  Object.assign(variables, { GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile, RUNNER_TEMP: dir, GITHUB_API_URL: process.env.GITHUB_API_URL ?? '' }, env);
+  for (const [name, value] of Object.entries(inputs)) variables[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
+  let stdout = '';
+  const environment = runEnvironment(variables, (text) => {
+    stdout += text;
+    onOutput?.(text);
+  });
+  const started = Date.now();
+  await runIn(environment, () => run(new Cancellation(), { kind: kindOfStep(inputs), githubSecondMs: 1, ...options, knobs: { ...QUICK_KNOBS, ...options.knobs } }));
+  const result: ActionRun = {
+    code: environment.exitCode ?? 0,
+    signal: null,
+    stdout,
+    log: runnerLog(stdout),
+    outputs: parseOutputs(readFileSync(outputFile, 'utf8')),
+    summary: readFileSync(summaryFile, 'utf8'),
+    ms: Date.now() - started
+  };
+  rmSync(dir, { recursive: true, force: true });
+  return result;
 }
 
 /** A run the test acts beside while it goes: `waitFor` resolves once the log shows `text`. */
@@ -100,43 +117,3 @@ export function startInProcess(run: PublishRun, inputs: Record<string, string>, 
     });
   return { done, waitFor };
 }
-
-async function runNow(run: PublishRun, inputs: Record<string, string>, env: Record<string, string>, options: RunOptions, onOutput?: (text: string) => void): Promise<ActionRun> {
-  const dir = mkdtempSync(join(tmpdir(), 'action-in-process-'));
-  const outputFile = join(dir, 'output');
-  writeFileSync(outputFile, '');
-  writeFileSync(summaryFile, '');
-  const saved = process.env;
-  process.env = Object.fromEntries(Object.entries(saved).filter(([name]) => !name.startsWith('INPUT_') && !name.startsWith('GITHUB_') && name !== 'RUNNER_DEBUG'));
-  Object.assign(process.env, { GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile, RUNNER_TEMP: dir, GITHUB_API_URL: saved.GITHUB_API_URL ?? '' }, env);
-  for (const [name, value] of Object.entries(inputs)) process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
-  let stdout = '';
-  const started = Date.now();
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    onOutput?.(String(chunk));
-    return true;
-  }) as typeof process.stdout.write;
-  process.exitCode = 0;
-  try {
-    await run(new Cancellation(), { kind: kindOfStep(inputs), githubSecondMs: 1, ...options, knobs: { ...QUICK_KNOBS, ...options.knobs } });
-  } finally {
-    process.stdout.write = write;
-    process.env = saved;
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  const result: ActionRun = {
-    code,
-    signal: null,
-    stdout,
-    log: runnerLog(stdout),
-    outputs: parseOutputs(readFileSync(outputFile, 'utf8')),
-    summary: readFileSync(summaryFile, 'utf8'),
-    ms: Date.now() - started
-  };
-  rmSync(dir, { recursive: true, force: true });
-  return result;
-}
-

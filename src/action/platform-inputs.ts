@@ -3,7 +3,7 @@
 // and, for the actions that wait, the bounds of polling. The last two are inputs of the actions that
 // declare them (agent-job/, feedback/) and constants in the three publish actions (issue 41), which
 // declare neither: a workflow had no reason to set them (docs/behaviour.md says why these values).
-import * as core from '@actions/core';
+import * as core from './core.ts';
 import { checkAdminKey } from '../platform/key.ts';
 import { ApiClient, type ApiClientOptions } from '../platform/transport.ts';
 import { DEFAULT_API_URL, PlatformInput, PollInput, ProjectInput, TEST_POLL_MS_VARIABLE } from './constants.ts';
@@ -22,7 +22,7 @@ export const POLL_LIMITS: Readonly<ScheduleLimits> = { floorMs: 1000, ceilingMs:
 
 /** POLL_LIMITS as TEST_POLL_MS_VARIABLE sets them, for a bundle a test runs under dist/. */
 function testPollLimits(): ScheduleLimits | undefined {
-  const text = process.env[TEST_POLL_MS_VARIABLE];
+  const text = core.variable(TEST_POLL_MS_VARIABLE);
   if (!text) return undefined;
   const [floorMs, ceilingMs] = text.split(',').map(Number);
   if (!Number.isInteger(floorMs) || !Number.isInteger(ceilingMs) || floorMs! < 0 || ceilingMs! < Math.max(1, floorMs!)) {

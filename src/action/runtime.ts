@@ -1,7 +1,7 @@
 // What every entry point needs around its work: cancellation on SIGINT/SIGTERM (a cancelled
 // workflow), a line that says what is left running on the server, and an exit once the work is
 // done, so idle keep-alive sockets never hold the step open.
-import * as core from '@actions/core';
+import * as core from './core.ts';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { escapeHtml } from './format.ts';
 
 /** A path in the runner's temporary folder (emptied after every job); the system's outside a runner. */
 export function runnerTempPath(name: string): string {
-  return join(process.env.RUNNER_TEMP ?? tmpdir(), name);
+  return join(core.variable('RUNNER_TEMP') ?? tmpdir(), name);
 }
 
 /** A new path there for a folder the step makes and removes itself: a name no other run uses. */
@@ -56,7 +56,7 @@ export async function runAction(run: (cancellation: Cancellation) => Promise<voi
     for (const [name, value] of Object.entries(cancellation.outputs)) core.setOutput(name, value);
     // The summary is where a person looks after a run: a cancelled one says what it left behind.
     // Written at once: the step may be ended before an asynchronous write lands.
-    const summaryFile = process.env.GITHUB_STEP_SUMMARY;
+    const summaryFile = core.variable('GITHUB_STEP_SUMMARY');
     if (summaryFile) appendFileSync(summaryFile, `<h3>Cancelled</h3>\n<p>${escapeHtml(`The step received ${signal}. ${cancellation.note}`)}</p>\n`);
     process.exitCode = 1;
     cancellation.controller.abort(new CancelledError(signal));

@@ -1,5 +1,5 @@
 // The agent-job action's errors, as one line a person can act on: a failed job, a timeout, the API's answers.
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import type { AgentJobInputs } from './inputs.ts';
 import type { AgentRunResult } from './job.ts';
 import { WaitTimeoutError } from '../wait/wait.ts';

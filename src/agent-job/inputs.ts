@@ -1,5 +1,5 @@
 // The agent-job action's inputs, read and checked in one place before any request is sent.
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import type { AgentPlan } from './job.ts';
 import { AgentJobInput as Input } from '../action/constants.ts';
 import { InputError, parseBoolean } from '../action/inputs.ts';

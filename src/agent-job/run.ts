@@ -2,7 +2,7 @@
 // and report the pull request it opened, or that it changed nothing, as outputs and a job summary.
 import { readAgentJobInputs } from './inputs.ts';
 import { explainAgentError, failedMessage } from './errors.ts';
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import { runAgentJob } from './job.ts';
 import { WaitTimeoutError } from '../wait/wait.ts';
 import { writeAgentFailureSummary, writeAgentSummary } from './summary.ts';

@@ -1,7 +1,7 @@
 // The agent-job action's job summary: the pull request the agent opened, or a plain statement that it
 // changed nothing; on failure, what happened and what to do. Written only where the runner gives a
 // summary file.
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import type { AgentJob } from '../platform/agent.ts';
 import { formatDuration, formatInstant } from '../action/format.ts';
 import { escapeHtml } from '../action/format.ts';
@@ -10,9 +10,9 @@ import type { AgentRunResult } from './job.ts';
 type Row = [{ data: string; header: true }, string];
 
 export async function writeAgentSummary(result: AgentRunResult, context: { projectId: string; prompt?: string; message?: string }): Promise<void> {
-  if (!process.env.GITHUB_STEP_SUMMARY) return;
+  if (!core.variable('GITHUB_STEP_SUMMARY')) return;
   const { job } = result;
-  const summary = core.summary.addHeading(`Agent job: ${escapeHtml(job.status)}`, 2);
+  const summary = core.summary().addHeading(`Agent job: ${escapeHtml(job.status)}`, 2);
   if (job.prLink) {
     summary.addRaw(`<p><strong>Pull request:</strong> <a href="${escapeHtml(job.prLink)}">${escapeHtml(pullRequestName(job.prLink))}</a>. Review it and merge when it reads right.</p>`, true);
   } else if (job.status === 'failed') {
@@ -31,11 +31,11 @@ export async function writeAgentSummary(result: AgentRunResult, context: { proje
 
 /** A summary for a step that failed before the job reached a final status (404, 429, timeout). */
 export async function writeAgentFailureSummary(failure: { projectId: string; jobId?: string; job?: AgentJob; message: string }): Promise<void> {
-  if (!process.env.GITHUB_STEP_SUMMARY) return;
+  if (!core.variable('GITHUB_STEP_SUMMARY')) return;
   const rows: Row[] = [row('Project', `<code>${escapeHtml(failure.projectId)}</code>`)];
   if (failure.jobId) rows.push(row('Job', `<code>${escapeHtml(failure.jobId)}</code>`));
   if (failure.job) rows.push(row('Last status', escapeHtml(failure.job.status)));
-  await core.summary
+  await core.summary()
     .addHeading('Agent job: not finished', 2)
     .addTable(rows)
     .addRaw(`<p><strong>What happened:</strong> ${escapeHtml(failure.message)}</p>`, true)

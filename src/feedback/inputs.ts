@@ -1,6 +1,6 @@
 // The feedback action's inputs, read and checked in one place before any request is sent.
 import { resolve } from 'node:path';
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import { FEEDBACK_SOURCES, FEEDBACK_STATUSES } from '../platform/analytics.ts';
 import { FeedbackInput as Input } from '../action/constants.ts';
 import { type DateRange, type FeedbackFilter } from './collect.ts';
@@ -48,7 +48,7 @@ export function readFeedbackInputs(now = Date.now()): FeedbackInputs {
     filter: { ...(source ? { source } : {}), ...(statuses.length ? { statuses } : {}) },
     top: parsePositiveInteger(Input.Top, core.getInput(Input.Top) || '20', 100),
     // Relative to the workspace, where later steps (upload-artifact, a commit) look for it.
-    reportPath: resolve(process.env.GITHUB_WORKSPACE ?? process.cwd(), reportPath),
+    reportPath: resolve(core.variable('GITHUB_WORKSPACE') ?? process.cwd(), reportPath),
     maxRequests: parsePositiveInteger(Input.MaxRequests, core.getInput(Input.MaxRequests) || '20', ANALYTICS_REQUESTS_PER_HOUR),
     timeoutMs: readDuration(Input.Timeout, '5m')
   };

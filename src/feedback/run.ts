@@ -2,7 +2,7 @@
 // cannot hold it all, as outputs, a JSON and a CSV report, and a job summary with a chart.
 import { readFeedbackInputs } from './inputs.ts';
 import { explainFeedbackError } from './errors.ts';
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import { getFeedbackByPage } from '../platform/analytics.ts';
 import { FeedbackOutput as Output } from '../action/constants.ts';
 import { collectFeedback, queryRange } from './collect.ts';

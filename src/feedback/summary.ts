@@ -1,14 +1,14 @@
 // The feedback action's job summary: the query, the totals, the pages readers are least happy with
 // as a table and as a bar chart GitHub renders (Mermaid xychart-beta), and, when the figures are
 // incomplete, which dates are short and what to do about it.
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import { escapeHtml } from '../action/format.ts';
 import type { CollectedRow } from './collect.ts';
 import type { FeedbackReport } from './report.ts';
 
 export async function writeFeedbackSummary(report: FeedbackReport, files: { jsonPath: string; csvPath: string }, top: number): Promise<void> {
-  if (!process.env.GITHUB_STEP_SUMMARY) return;
-  await core.summary.addRaw(feedbackSummary(report, files, top)).write();
+  if (!core.variable('GITHUB_STEP_SUMMARY')) return;
+  await core.summary().addRaw(feedbackSummary(report, files, top)).write();
 }
 
 /** The summary as HTML and Markdown, which GitHub renders together. */

@@ -21,6 +21,7 @@ import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { RequestError } from '@octokit/request-error';
 import type { Deadline } from '../action/deadline.ts';
+import { variable } from '../action/environment.ts';
 import { formatDuration } from '../action/format.ts';
 import { dnsAdvice, isDnsCode, isLoopbackHost, isTlsCode, networkCode, tlsAdvice } from '../action/network.ts';
 import { parseRetryAfter, retryTransient } from '../wait/backoff.ts';
@@ -184,7 +185,10 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
   // GitHub asks integrators to space writes a second apart, against its secondary rate limits. A
   // GitHub API on this machine (the project's emulator: tests, `npm run try`) has no such limits,
   // and spacing there only makes every run that writes wait a second per write.
-  const writeSecondMs = options.secondMs ?? (onThisMachine(process.env.GITHUB_API_URL) ? 1 : 1000);
+  // The run's API (a GitHub Enterprise Server's, the emulator's): @actions/github reads it from the
+  // process once, when it is loaded; given here, each run uses its own.
+  const apiUrl = variable('GITHUB_API_URL');
+  const writeSecondMs = options.secondMs ?? (onThisMachine(apiUrl) ? 1 : 1000);
   // `POST /repos/acme/deploy/git/refs`: the route with its parameters filled in, without the host.
   const what = (o: { method: string; url: string }) =>
     `${o.method} ${o.url.replace(/^https?:\/\/[^/]+/, '').replace(/\{(\w+)\}/g, (hole, name: string) => String((o as Record<string, unknown>)[name] ?? hole))}`;
@@ -303,6 +307,7 @@ export function githubClient(token: string, options: GitHubClientOptions): Octok
   const octokit = getOctokit(
     token,
     {
+      ...(apiUrl ? { baseUrl: apiUrl } : {}),
       // plugin-retry's own list, with 405 and 409: a merge GitHub refuses (a rule, a moved head) answers the same each time.
       retry: { retries: RETRIES, retryAfterBaseValue: secondMs, doNotRetry: [400, 401, 403, 404, 405, 409, 410, 422, 451] },
       throttle: {

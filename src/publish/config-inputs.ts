@@ -1,7 +1,7 @@
 // The inputs of the configuration pull request (config-path and the inputs that shape the pull
 // request), read and checked before any request: a branch or a key the action cannot use costs a
 // second, not an export.
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import { PublishInput as Input } from '../action/constants.ts';
 import { InputError, parseBoolean, parseList, parseRepository } from '../action/inputs.ts';
 import type { ConfigTarget } from './proposal-types.ts';
@@ -39,7 +39,7 @@ export function readConfigInputs(get: (name: string) => string): (ConfigTarget &
     throw new InputError(Input.GithubToken, 'is empty. It defaults to ${{ github.token }}; pass a token that can write to the configuration repository.');
   }
   core.setSecret(token);
-  const repository = get(Input.ConfigRepository).trim() || process.env.GITHUB_REPOSITORY || '';
+  const repository = get(Input.ConfigRepository).trim() || core.variable('GITHUB_REPOSITORY') || '';
   if (repository === '') throw new InputError(Input.ConfigRepository, 'is not set and GITHUB_REPOSITORY is empty. Give the repository as owner/name.');
   const key = get(Input.ConfigKey).trim() || 'staticExport';
   if (!CONFIG_KEY.test(key)) {

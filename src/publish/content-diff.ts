@@ -3,7 +3,7 @@
 // The Markdown here is the one section the pull request body and the job summary both include.
 import { createReadStream } from 'node:fs';
 import { open, writeFile } from 'node:fs/promises';
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import { runnerTempPath, uniqueTempPath } from '../action/runtime.ts';
 import type { Bundle } from '../platform/static-export.ts';
 import type { Deadline } from '../action/deadline.ts';

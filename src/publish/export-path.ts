@@ -2,7 +2,7 @@
 // and check its bundle (compared with production's), pass the content gate, and propose its link.
 import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import { githubClient } from '../github/client.ts';
 import type { Octokit } from '../github/pull-request.ts';
 import { generateBundle } from '../platform/static-export.ts';

@@ -2,7 +2,7 @@
 // request (a download-path that holds files, a keep-archive that exists), then, with config-path,
 // what GitHub holds: the base's file (a missing or malformed one fails here), the pull requests from
 // the proposal branch, and the refusals those facts call for (preflight.ts, reconcile.ts).
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import { checkDownloadPath } from '../bundle/download.ts';
 import { PublishInput } from '../action/constants.ts';
 import { checkKeepArchivePath } from '../storage/kept-archive.ts';

@@ -2,7 +2,7 @@
 // archive uploaded to the team's storage. Check that the URL serves that archive to anyone, as a pod
 // would fetch it, then propose it. Nothing is sent to the platform but, with an api-key, one status
 // request for when the export was made (the order rule).
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import { getExport } from '../platform/static-export.ts';
 import type { ApiClient } from '../platform/transport.ts';
 import type { Octokit } from '../github/pull-request.ts';

@@ -2,7 +2,7 @@
 // before any request is sent, so a typo costs a second, not an export. Each action reads only the
 // inputs its action.yml declares (run-kind.ts).
 import { resolve } from 'node:path';
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import { type ExportRequest, JOB_ID } from '../platform/static-export.ts';
 import { PublishInput as Input } from '../action/constants.ts';
 import type { ConfigTarget } from './proposal-types.ts';
@@ -132,7 +132,7 @@ export function readPublishInputs(kind: RunKind = 'export'): PublishInputs {
     // A push only warns for production's link (its author usually cannot merge); the nightly fails for it.
     failWhenProductionExpires: 'auto',
     projectId: get(Input.ProjectId).trim() || undefined,
-    event: process.env.GITHUB_EVENT_NAME || undefined,
+    event: core.variable('GITHUB_EVENT_NAME') || undefined,
     ...platform,
     plan,
     request,
@@ -186,7 +186,7 @@ function readPublicationInputs(get: InputReader, plan: ExportPlan | 'auto'): Pub
   if (!['auto', 'true', 'false'].includes(text)) {
     throw new InputError(Input.WaitForDeployment, `'${text}' is not auto, true or false. auto (the default) waits for the platform to publish a push before exporting it.`);
   }
-  const isPush = process.env.GITHUB_EVENT_NAME === 'push';
+  const isPush = core.variable('GITHUB_EVENT_NAME') === 'push';
   const startsExport = plan !== 'auto' && 'start' in plan;
   if (text === 'false' || (text === 'auto' && !(isPush && startsExport))) return undefined;
   const projectId = get(Input.ProjectId).trim();
@@ -198,13 +198,13 @@ function readPublicationInputs(get: InputReader, plan: ExportPlan | 'auto'): Pub
     );
   }
   if (/[\s/]/.test(projectId)) throw new InputError(Input.ProjectId, `'${projectId}' is not a project id: it has a space or a slash.`);
-  const sha = process.env.GITHUB_SHA ?? '';
-  const ref = process.env.GITHUB_REF ?? '';
+  const sha = core.variable('GITHUB_SHA') ?? '';
+  const ref = core.variable('GITHUB_REF') ?? '';
   // Only a push to a branch names a commit the platform should publish; a tag push or another event does not.
   const pushed = isPush && /^[0-9a-f]{40}$/i.test(sha) && ref.startsWith('refs/heads/') ? { sha: sha.toLowerCase(), branch: ref.slice('refs/heads/'.length) } : undefined;
   // The pushed repository is the workflow's own; github-token (by default the workflow's) can read it.
   const token = get(Input.GithubToken).trim();
-  const repository = process.env.GITHUB_REPOSITORY ?? '';
+  const repository = core.variable('GITHUB_REPOSITORY') ?? '';
   if (token !== '') core.setSecret(token);
   const github = pushed && token !== '' && /^[^/\s]+\/[^/\s]+$/.test(repository) ? { token, repo: parseRepository('GITHUB_REPOSITORY', repository) } : undefined;
   return { projectId, pushed, github };
@@ -223,7 +223,7 @@ function checkArchiveName(given: string): void {
 function workspacePath(get: InputReader, input: string): { given: string; path: string } | undefined {
   const given = get(input).trim();
   if (given === '') return undefined;
-  return { given, path: resolve(process.env.GITHUB_WORKSPACE ?? process.cwd(), given) };
+  return { given, path: resolve(core.variable('GITHUB_WORKSPACE') ?? process.cwd(), given) };
 }
 
 export const ARCHIVE_PATH_NEEDED =

@@ -1,7 +1,7 @@
 // The path of a run with nothing to export or propose (the link is valid long enough, never expires,
 // or its export was turned down). The open pull request still stays mergeable: when the base moved
 // under it, its own settings are re-applied on the base's current file.
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import type { Octokit } from '../github/pull-request.ts';
 import type { Facts } from './facts.ts';
 import type { PublishInputs } from './inputs.ts';

@@ -3,7 +3,7 @@
 // plan (export-path.ts, hosted-path.ts, leave.ts; then auto-merge.ts), build one Outcome from what
 // happened (outcome.ts), and report it once. This is the only place that sets outputs or fails the
 // step. See ../../docs and STYLE.md's "read, plan, apply".
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import { githubClient } from '../github/client.ts';
 import type { Octokit } from '../github/pull-request.ts';
 import { generateBundle, getExport } from '../platform/static-export.ts';

@@ -1,6 +1,6 @@
 // What the export path and the hosted path share once they hold an export: the content gate (unless
 // the open pull request proposes that export already), and the proposal of its link in the values file.
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import { StaticExportMovedError, generateBundle, getExport, type Bundle } from '../platform/static-export.ts';
 import { ApiError, type ApiClient } from '../platform/transport.ts';
 import type { Octokit } from '../github/pull-request.ts';

@@ -1,7 +1,7 @@
 // The report's parts that are more than outputs: the guard on production's link (judged, and marked
 // on the pull request production waits on), the outcome of a failure (what failed and what to do),
 // and the job summary, written from the outcome alone.
-import * as core from '@actions/core';
+import * as core from '../action/core.ts';
 import type { ApiClient } from '../platform/transport.ts';
 import { type Octokit, PullRequestError } from '../github/pull-request.ts';
 import { explainPublishError, exportTimeout } from './errors.ts';
@@ -70,7 +70,7 @@ export async function guardProductionLink(
 export async function writeDoneSummary(outcome: Extract<Outcome, { kind: 'done' }>, inputs: PublishInputs): Promise<void> {
   await writeRunSummary(outcome, inputs);
   const lines = renewalLines(outcome.autoMerged);
-  if (lines.length > 0 && process.env.GITHUB_STEP_SUMMARY) await core.summary.addHeading("Production's renewal", 3).addRaw(lines.map((line) => `<p>${withPullLinks(line)}</p>`).join('\n'), true).write();
+  if (lines.length > 0 && core.variable('GITHUB_STEP_SUMMARY')) await core.summary().addHeading("Production's renewal", 3).addRaw(lines.map((line) => `<p>${withPullLinks(line)}</p>`).join('\n'), true).write();
 }
 
 /** What a run did to production's renewal besides its own proposal, a sentence each: closed, opened beside content, left to GitHub's auto-merge. */
