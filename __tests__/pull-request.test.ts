@@ -2,8 +2,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { getOctokit } from '@actions/github';
 import { startGitHubEmulator } from '../emulator/github.ts';
 import type { GitHubEmulator } from '../emulator/github.ts';
-import { proposeChange, PullRequestError, readBaseFile, readOpenProposal } from '../src/github/pull-request.ts';
-import type { Octokit, ProposedChange, Repo } from '../src/github/pull-request.ts';
+import { PullRequestError } from '../src/github/errors.ts';
+import { readBaseFile } from '../src/github/repository.ts';
+import { proposeChange, readOpenProposal } from '../src/github/pull-request.ts';
+import type { Repo } from '../src/github/repository.ts';
+import type { Octokit, ProposedChange } from '../src/github/pull-request.ts';
 
 const TOKEN = 'ghs_emulator_token';
 const FULL_NAME = 'acme/docs';

@@ -7,7 +7,7 @@
 // (answers.auto-merge.*, facts.auto-merge-*).
 import { githubSaid, type Octokit, type ReadBack } from './client.ts';
 import type { MergeMethod } from './merge.ts';
-import type { Repo } from './pull-request.ts';
+import type { Repo } from './repository.ts';
 
 export type ArmOutcome =
   /** Armed (or already armed by this head): GitHub merges when the requirements are met. `openedBy`: the pull request's author, as the read before the arming showed it. */

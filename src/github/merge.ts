@@ -3,7 +3,7 @@
 // failure (the pull request is read back, and `merged: true` is a success); GitHub's transient
 // refusals are tried again by the client (client.ts), each time after that read.
 import { answerLost, githubSaid, type Octokit, type ReadBack } from './client.ts';
-import type { Repo } from './pull-request.ts';
+import type { Repo } from './repository.ts';
 
 export type MergeMethod = 'merge' | 'squash' | 'rebase';
 

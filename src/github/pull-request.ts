@@ -2,195 +2,13 @@
 // peter-evans/create-pull-request does: one branch per purpose, commits made through the git data
 // API so GitHub signs them, and a re-run updates the same pull request. A person's lines on the
 // branch are kept, and every move of the branch is a compare-and-swap.
-import { answerLost, githubSaid, type Octokit, type ReadBack } from './client.ts';
+import { answerLost, type Octokit, type ReadBack } from './client.ts';
+import { PullRequestError, httpFailure, step, toPullRequestError } from './errors.ts';
+import { addLabels, readPullState, updatePull } from './pull-edits.ts';
+import { type BaseFile, type Repo, branchHead, readFileAt, readRepository } from './repository.ts';
 
 export type { Octokit };
 
-export interface Repo {
-  owner: string;
-  repo: string;
-}
-
-export interface BaseFile {
-  branch: string; // resolved base branch
-  sha: string; // base head commit
-  text: string | undefined; // undefined when the file does not exist
-}
-
-/** What GitHub states of the token's role in GET /repos/{owner}/{repo}; an installation token is told nothing. */
-export interface RepositoryPermissions {
-  admin?: boolean;
-  maintain?: boolean;
-  push?: boolean;
-  triage?: boolean;
-  pull?: boolean;
-}
-
-export class PullRequestError extends Error {
-  /** GitHub's HTTP status, when GitHub answered: a 5xx says the trouble was GitHub's, not the inputs'. */
-  readonly status?: number;
-  /** The branch this run pushed when no pull request came to show it: left behind, and the run's report names it. */
-  branchLeft?: string;
-  constructor(message: string, status?: number) {
-    super(message);
-    this.name = 'PullRequestError';
-    this.status = status;
-  }
-}
-
-const PERMISSIONS_BLOCK = 'permissions: { contents: write, pull-requests: write }';
-const ACTIONS_SETTING =
-  'Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create and approve pull requests"';
-
-// What to tell a person when a step answers 404 or 422, in that step's own terms.
-interface Hints {
-  notFound?: string;
-  unprocessable?: string;
-}
-
-interface HttpFailure {
-  status: number;
-  message: string;
-  requestId?: string;
-}
-
-// Octokit's RequestError carries status and response; read them without importing it.
-function httpFailure(error: unknown): HttpFailure | undefined {
-  if (!(error instanceof Error) || typeof (error as { status?: unknown }).status !== 'number') return undefined;
-  const response = (error as { response?: { data?: unknown; headers?: Record<string, string | undefined> } }).response;
-  return {
-    status: (error as unknown as { status: number }).status,
-    message: githubSaid(error) ?? error.message,
-    requestId: response?.headers?.['x-github-request-id']
-  };
-}
-
-function toPullRequestError(error: unknown, doing: string, where: string, hints: Hints): PullRequestError {
-  const failure = httpFailure(error);
-  if (!failure) {
-    return new PullRequestError(`Could not ${doing} in ${where}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const { status, message } = failure;
-  let advice: string;
-  if (status === 401) {
-    advice = 'the token is invalid or expired (401 Bad credentials); check the token given to the action';
-  } else if (status === 403 && /not permitted to create or approve pull requests/i.test(message)) {
-    advice =
-      `GitHub Actions may not create pull requests here; turn on ${ACTIONS_SETTING} ` +
-      "(for an organization's repository, the organization's Actions settings must allow it too), " +
-      'or give the action a token of a user or app that may open pull requests';
-  } else if (status === 403 && /resource not accessible by integration/i.test(message)) {
-    advice =
-      `the token lacks permission; add ${PERMISSIONS_BLOCK} to the workflow or job, ` +
-      'and a token for another repository needs write access to that repository';
-  } else if (status === 404 && hints.notFound) {
-    advice = hints.notFound;
-  } else if (status === 422 && hints.unprocessable) {
-    advice = `${hints.unprocessable} (GitHub said: ${message})`;
-  } else {
-    advice = `GitHub answered ${status}: ${message}`;
-  }
-  const requestId = failure.requestId ? ` (x-github-request-id: ${failure.requestId})` : '';
-  return new PullRequestError(`Could not ${doing} in ${where}: ${advice}${requestId}`, status);
-}
-
-// Runs one API call and turns its failure into a message a person can act on.
-async function step<T>(doing: string, repo: Repo, run: () => Promise<T>, hints: Hints = {}): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw toPullRequestError(error, doing, `${repo.owner}/${repo.repo}`, hints);
-  }
-}
-
-function repoNotFound(repo: Repo): string {
-  return (
-    `repository ${repo.owner}/${repo.repo} was not found; check its name, ` +
-    'and that the token can see it (a token for another repository needs access there)'
-  );
-}
-
-// The branch's head commit, or undefined when the branch does not exist.
-export async function branchHead(octokit: Octokit, repo: Repo, branch: string): Promise<string | undefined> {
-  try {
-    const { data } = await octokit.rest.git.getRef({ ...repo, ref: `heads/${branch}` });
-    return data.object.sha;
-  } catch (error) {
-    if (httpFailure(error)?.status === 404) return undefined;
-    throw toPullRequestError(error, `read branch ${branch}`, `${repo.owner}/${repo.repo}`, {});
-  }
-}
-
-/** The file's text at a commit, or undefined when there is no such file (or commit). */
-export function readFileAt(octokit: Octokit, repo: Repo, path: string, ref: string): Promise<string | undefined> {
-  return fileText(octokit, repo, path, ref);
-}
-
-// The file's text at a commit, or undefined when there is no such file.
-async function fileText(octokit: Octokit, repo: Repo, path: string, ref: string): Promise<string | undefined> {
-  let data: unknown;
-  try {
-    ({ data } = await octokit.rest.repos.getContent({ ...repo, path, ref }));
-  } catch (error) {
-    if (httpFailure(error)?.status === 404) return undefined;
-    throw toPullRequestError(error, `read ${path} at ${ref}`, `${repo.owner}/${repo.repo}`, {});
-  }
-  const file = data as { type?: string; encoding?: string; content?: string };
-  const where = `${repo.owner}/${repo.repo}`;
-  if (Array.isArray(data) || file.type !== 'file') {
-    throw new PullRequestError(`Could not read ${path} in ${where}: it is a ${Array.isArray(data) ? 'directory' : String(file.type)}, not a file; check the path`);
-  }
-  if (file.encoding !== 'base64') {
-    throw new PullRequestError(
-      `Could not read ${path} in ${where}: the file is larger than GitHub's contents API returns (1 MB). Keep the settings this action edits in a file of their own, under 1 MB (Helm merges several -f files), and point config-path at it`
-    );
-  }
-  return Buffer.from(file.content ?? '', 'base64').toString('utf8');
-}
-
-/** What repos.get says of the repository, kept whole: later checks read its permissions and default branch. */
-export interface RepositoryFacts {
-  defaultBranch: string;
-  /** The GraphQL id, for the compare-and-swap of a branch (updateRefs). */
-  nodeId: string;
-  /** What the token may do here, where GitHub says it (to a person's token; an installation token is told nothing). */
-  permissions?: RepositoryPermissions;
-  /** repos.get's answer as GitHub gave it, for checks that read more of it. */
-  answer: Awaited<ReturnType<Octokit['rest']['repos']['get']>>['data'];
-}
-
-export async function readRepository(octokit: Octokit, repo: Repo): Promise<RepositoryFacts> {
-  const { data } = await step('read the repository', repo, () => octokit.rest.repos.get({ ...repo }), { notFound: repoNotFound(repo) });
-  return { defaultBranch: data.default_branch, nodeId: data.node_id, permissions: data.permissions, answer: data };
-}
-
-/**
- * The values file on the base branch: its head commit and tree (one call, getBranch) and the file at
- * that commit. `repository` is read first when the caller has not: it names the default branch, and a
- * missing branch is told apart from a missing repository.
- */
-export async function readBaseFile(octokit: Octokit, repo: Repo, path: string, baseBranch?: string, repository?: RepositoryFacts): Promise<BaseFile & { tree: string }> {
-  const known = repository ?? (baseBranch === undefined ? await readRepository(octokit, repo) : undefined);
-  const branch = baseBranch ?? known!.defaultBranch;
-  let head: { sha: string; tree: string } | undefined;
-  try {
-    const { data } = await octokit.rest.repos.getBranch({ ...repo, branch });
-    head = { sha: data.commit.sha, tree: data.commit.commit.tree.sha };
-  } catch (error) {
-    if (httpFailure(error)?.status !== 404) throw toPullRequestError(error, `read branch ${branch}`, `${repo.owner}/${repo.repo}`, {});
-  }
-  if (head === undefined) {
-    // A missing branch also comes from a missing repository: tell the two apart.
-    if (!known) await readRepository(octokit, repo);
-    throw new PullRequestError(
-      baseBranch === undefined
-        ? `Could not read ${repo.owner}/${repo.repo}'s default branch ${branch}: it does not exist (an empty repository has none). Push a first commit, or set base-branch to the branch that holds the values file.`
-        : `Could not read base branch ${branch} in ${repo.owner}/${repo.repo}: no such branch. Check base-branch: it names the branch that holds the values file and that the pull request targets.`,
-      404
-    );
-  }
-  return { branch, ...head, text: await fileText(octokit, repo, path, head.sha) };
-}
 
 /**
  * The trailer of every commit this action makes on a pull request branch: a commit without it was
@@ -289,21 +107,21 @@ export async function readBranchHistory(octokit: Octokit, repo: Repo, branch: st
   const otherFiles: BranchFile[] = [];
   for (const file of compared.files ?? []) {
     if (file.filename === path) continue;
-    otherFiles.push({ path: file.filename, text: file.status === 'removed' ? null : ((await fileText(octokit, repo, file.filename, headSha)) ?? null) });
+    otherFiles.push({ path: file.filename, text: file.status === 'removed' ? null : ((await readFileAt(octokit, repo, file.filename, headSha)) ?? null) });
     if (file.status === 'renamed' && file.previous_filename) otherFiles.push({ path: file.previous_filename, text: null });
   }
   const last = commits[commits.length - 1];
   return {
     headSha,
     headTree: last?.sha === headSha ? last.commit.tree.sha : undefined,
-    text: headSha === base.sha ? base.text : await fileText(octokit, repo, path, headSha),
+    text: headSha === base.sha ? base.text : await readFileAt(octokit, repo, path, headSha),
     mergeBaseSha,
-    mergeBaseText: mergeBaseSha === base.sha ? base.text : await fileText(octokit, repo, path, mergeBaseSha),
+    mergeBaseText: mergeBaseSha === base.sha ? base.text : await readFileAt(octokit, repo, path, mergeBaseSha),
     linear: compared.behind_by === 0 && commits.every((c) => c.parents.length === 1),
     byPeople,
     startsWithOurs: commits.length > 0 && isProposalCommit(commits[0]!.commit.message),
     ahead: commits.length,
-    lastProposedText: peopleAfterUs && lastOurs ? await fileText(octokit, repo, path, lastOurs.sha) : undefined,
+    lastProposedText: peopleAfterUs && lastOurs ? await readFileAt(octokit, repo, path, lastOurs.sha) : undefined,
     otherFiles
   };
 }
@@ -523,97 +341,4 @@ async function ensurePullRequest(octokit: Octokit, repo: Repo, change: ProposedC
 async function openPullState(octokit: Octokit, repo: Repo, branch: string, base: string): Promise<Pick<OpenProposal, 'number' | 'url' | 'title' | 'body' | 'labels' | 'headSha'> | undefined> {
   const pull = await openPull(octokit, repo, branch, base);
   return pull && { number: pull.number, url: pull.html_url, title: pull.title, body: pull.body ?? '', labels: pull.labels.map((label) => label.name ?? ''), headSha: pull.head.sha };
-}
-
-/** One pull request as it stands now, with GitHub's mergeability (which only the single pull request carries). */
-export interface PullState {
-  title: string;
-  body: string;
-  labels: string[];
-  state: 'open' | 'closed';
-  merged: boolean;
-  headSha: string;
-  /** False when GitHub says it cannot be merged (a conflict with the base); undefined while GitHub has not computed it. */
-  mergeable?: boolean;
-}
-
-export async function readPullState(octokit: Octokit, repo: Repo, number: number): Promise<PullState> {
-  const { data } = await step(`read pull request #${number}`, repo, () => octokit.rest.pulls.get({ ...repo, pull_number: number }));
-  // `mergeable` is null until GitHub has computed it: then nothing is known, and nothing is claimed.
-  const mergeable = data.mergeable === false || data.mergeable_state === 'dirty' ? false : data.mergeable === true ? true : undefined;
-  return {
-    title: data.title,
-    body: data.body ?? '',
-    labels: data.labels.map((label) => label.name ?? ''),
-    state: data.state === 'open' ? 'open' : 'closed',
-    merged: Boolean(data.merged),
-    headSha: data.head.sha,
-    mergeable
-  };
-}
-
-/** Replaces the body of a pull request, and nothing else. */
-export async function updatePullBody(octokit: Octokit, repo: Repo, number: number, body: string, before?: string): Promise<void> {
-  await updatePull(octokit, repo, number, { body }, before === undefined ? undefined : { body: before });
-}
-
-/** The pull request changed between this run's read and its write: the write was not made again over it. */
-export class PullChangedError extends PullRequestError {}
-
-/**
- * Sets a pull request's title and body (and closes it, with `state: 'closed'`). A lost answer is read back: the fields as written mean done;
- * as `before` (what the run read), sent again; anything else is a person's or another run's edit,
- * which stands (PullChangedError).
- */
-export async function updatePull(
-  octokit: Octokit,
-  repo: Repo,
-  number: number,
-  fields: { title?: string; body?: string; state?: 'closed' },
-  before?: { title?: string; body?: string }
-): Promise<{ state: 'open' | 'closed'; merged: boolean; headSha: string }> {
-  const holds = (pull: { title: string; body: string | null; state?: string }, wanted: { title?: string; body?: string; state?: string }) =>
-    (wanted.title === undefined || pull.title === wanted.title) && (wanted.body === undefined || (pull.body ?? '') === wanted.body) && (wanted.state === undefined || pull.state === wanted.state);
-  const readBack: ReadBack = async () => {
-    const { data } = await octokit.rest.pulls.get({ ...repo, pull_number: number });
-    if (holds(data, fields)) return { data };
-    return before !== undefined && holds(data, before) ? 'resend' : 'stop';
-  };
-  try {
-    const { data } = await octokit.rest.pulls.update({ ...repo, pull_number: number, ...fields, request: { readBack } });
-    return { state: data.state === 'open' ? 'open' : 'closed', merged: Boolean(data.merged_at), headSha: data.head.sha };
-  } catch (error) {
-    if (before !== undefined && answerLost(error)) {
-      throw new PullChangedError(`Pull request #${number} in ${repo.owner}/${repo.repo} changed while this run wrote it; what is there now stands.`);
-    }
-    throw toPullRequestError(error, `update pull request #${number}`, `${repo.owner}/${repo.repo}`, {});
-  }
-}
-
-/** Labels of a pull request as GitHub holds them now. */
-async function labelsNow(octokit: Octokit, repo: Repo, number: number): Promise<string[]> {
-  const { data } = await octokit.rest.pulls.get({ ...repo, pull_number: number });
-  return data.labels.map((label) => label.name ?? '');
-}
-
-/** Removes a label; one already gone (GitHub's 404 "Label does not exist") is what was wanted. */
-export async function removeLabel(octokit: Octokit, repo: Repo, number: number, name: string): Promise<void> {
-  const readBack: ReadBack = async () => ((await labelsNow(octokit, repo, number)).includes(name) ? 'resend' : { data: [] });
-  try {
-    await octokit.rest.issues.removeLabel({ ...repo, issue_number: number, name, request: { readBack } });
-  } catch (error) {
-    if (httpFailure(error)?.status === 404) return;
-    throw toPullRequestError(error, `remove label ${name} from pull request #${number}`, `${repo.owner}/${repo.repo}`, {});
-  }
-}
-
-// GitHub's 422 "Could not resolve to a node" right after the pull request is created is retried by
-// the client (client.ts), within the step's deadline and cancel. A lost answer is read back.
-export async function addLabels(octokit: Octokit, repo: Repo, number: number, labels: string[]): Promise<void> {
-  if (labels.length === 0) return;
-  const readBack: ReadBack = async () => {
-    const now = await labelsNow(octokit, repo, number);
-    return labels.every((label) => now.includes(label)) ? { data: now.map((name) => ({ name })) } : 'resend';
-  };
-  await step(`label pull request #${number}`, repo, () => octokit.rest.issues.addLabels({ ...repo, issue_number: number, labels, request: { readBack } }));
 }

@@ -3,7 +3,8 @@
 // (github.blog/changelog/2022-08-18-merge-group-webhook-event-and-github-actions-workflow-trigger;
 // emulator/recorded/github.json facts.merge-queue-needs-merge-group), so a queue without one never
 // merges anything. Read with contents: read, which the step has.
-import { type Octokit, type Repo, readFileAt } from './pull-request.ts';
+import { type Repo, readFileAt } from './repository.ts';
+import type { Octokit } from './pull-request.ts';
 
 /** True when a workflow names merge_group, false when none does (or there are none), undefined when it cannot be read. */
 export async function runsOnMergeGroup(octokit: Octokit, repo: Repo, ref: string): Promise<boolean | undefined> {

@@ -7,7 +7,7 @@ import type { ExportJob } from '../platform/static-export.ts';
 import { type PublishInputs } from './inputs.ts';
 import { DeadlineError } from '../action/deadline.ts';
 import { formatDuration } from '../action/format.ts';
-import { PullRequestError } from '../github/pull-request.ts';
+import { PullRequestError } from '../github/errors.ts';
 
 /** The export's wait ran out of time (the one WaitTimeoutError, waiting on the export). */
 export function exportTimeout(error: unknown): WaitTimeoutError<ExportJob> | undefined {

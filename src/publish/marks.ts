@@ -3,7 +3,9 @@
 // and writes nothing on a pull request that is no longer open, or whose branch no longer holds the
 // head the run judged (a push may have put new content there: "merge this renewal" would then be a
 // lie). The body is written only over the copy just read (a precondition, read back on a lost answer).
-import { type Octokit, PullChangedError, type PullState, type Repo, addLabels, readPullState, removeLabel, updatePull } from '../github/pull-request.ts';
+import type { Repo } from '../github/repository.ts';
+import { PullChangedError, type PullState, addLabels, readPullState, removeLabel, updatePull } from '../github/pull-edits.ts';
+import type { Octokit } from '../github/pull-request.ts';
 import { EXPIRING_LABEL, withFirstLine, withUrgentLine } from './production-guard.ts';
 import { editRegion, regionOf } from './body.ts';
 

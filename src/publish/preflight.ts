@@ -5,7 +5,7 @@
 // lets a person go on without exporting again.
 import { PublishInput as Input } from '../action/constants.ts';
 import { InputError } from '../action/inputs.ts';
-import type { RepositoryPermissions, Repo } from '../github/pull-request.ts';
+import type { RepositoryPermissions, Repo } from '../github/repository.ts';
 import { allBlockPaths, blockPaths } from '../values/values-file.ts';
 
 /** The pull request's branch is the branch it would merge into: the run could only write to the base itself. */

@@ -6,7 +6,9 @@
 // production back to an older export, or to a link that expires sooner.
 import { jobIdFromLink, linkExpiry } from '../values/link.ts';
 import { formatUtc } from '../action/format.ts';
-import { type Octokit, type OpenProposal, PullChangedError, PullRequestError, readPullState, removeLabel, updatePull } from '../github/pull-request.ts';
+import { PullRequestError } from '../github/errors.ts';
+import { PullChangedError, readPullState, removeLabel, updatePull } from '../github/pull-edits.ts';
+import type { Octokit, OpenProposal } from '../github/pull-request.ts';
 import type { ConfigTarget, ProposalFacts } from './proposal-types.ts';
 import { linkIn, readProposalFacts } from './proposal-facts.ts';
 import { editRegion } from './body.ts';

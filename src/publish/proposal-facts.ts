@@ -4,21 +4,9 @@
 import { jobIdFromLink } from '../values/link.ts';
 import { ConfigFileError, readSetting } from '../values/values-file.ts';
 import type { ConfigTarget, ProposalFacts } from './proposal-types.ts';
-import {
-  type BaseFile,
-  type BranchHistory,
-  type Octokit,
-  type PullSummary,
-  PullRequestError,
-  type RepositoryFacts,
-  branchHead,
-  listPulls,
-  readBaseFile,
-  readBranchHistory,
-  readFileAt,
-  readOpenProposal,
-  readRepository
-} from '../github/pull-request.ts';
+import { PullRequestError } from '../github/errors.ts';
+import { type BaseFile, type RepositoryFacts, branchHead, readBaseFile, readFileAt, readRepository } from '../github/repository.ts';
+import { type BranchHistory, type Octokit, type PullSummary, listPulls, readBranchHistory, readOpenProposal } from '../github/pull-request.ts';
 import { rememberJudged } from './marks.ts';
 import { regionOf } from './body.ts';
 import { defaultPrBranch } from './target.ts';

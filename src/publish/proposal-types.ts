@@ -3,7 +3,8 @@
 // Types only, shared by the proposal, its body and the plan (reconcile.ts), so none of them imports another for a type.
 import type { Bundle, ExportJob } from '../platform/static-export.ts';
 import type { ContentDiff } from '../content/gate.ts';
-import type { BaseFile, BranchHistory, OpenProposal, PullSummary, Repo, RepositoryFacts } from '../github/pull-request.ts';
+import type { BaseFile, Repo, RepositoryFacts } from '../github/repository.ts';
+import type { BranchHistory, OpenProposal, PullSummary } from '../github/pull-request.ts';
 
 export interface ConfigTarget {
   repo: Repo;

@@ -3,7 +3,8 @@
 // and the job summary, written from the outcome alone.
 import * as core from '../action/core.ts';
 import type { ApiClient } from '../platform/transport.ts';
-import { type Octokit, PullRequestError } from '../github/pull-request.ts';
+import { PullRequestError } from '../github/errors.ts';
+import type { Octokit } from '../github/pull-request.ts';
 import { explainPublishError, exportTimeout } from './errors.ts';
 import { ExportFailedError, type ExportPlan } from './export.ts';
 import { unnamedJobs } from './export-path.ts';
