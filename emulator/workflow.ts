@@ -1,9 +1,10 @@
 // An emulator of the runner for a whole job: runs a workflow's steps the way the runner would, on
-// this machine. `run:` steps go to bash with the runner's variables and a GITHUB_OUTPUT file; steps
-// that use one of this repository's actions (`uses: ./`, `./agent-job`, `./feedback`, or
-// `<owner>/<repo>…` in the README's recipes) run its built bundle as a separate process through
-// runner.ts, with the action.yml defaults the runner would give; `${{ … }}` is filled from the
-// earlier steps' outputs and what the caller knows (secrets, vars, github.*).
+// this machine. `run:` steps go to bash with the runner's variables (RUNNER_TEMP one folder for the
+// whole job) and a GITHUB_OUTPUT file of their own; steps that use one of this repository's actions
+// (`uses: ./`, `./agent-job`, `./feedback`, or `<owner>/<repo>…` in the README's recipes) run its
+// built bundle as a separate process through runner.ts, with the action.yml defaults the runner would
+// give; `${{ … }}` is filled from the earlier steps' outputs and what the caller knows (secrets, vars,
+// github.*, runner.temp).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -180,18 +181,26 @@ export function conditionHolds(condition: string | undefined, failed: boolean, r
  */
 export async function runJob(job: WorkflowJob, context: JobContext): Promise<StepRun[]> {
   const workspace = mkdtempSync(join(tmpdir(), 'workflow-job-'));
+  // One RUNNER_TEMP for the whole job, as on the runner: "The path to a temporary directory on the
+  // runner. This directory is emptied at the beginning and end of each job"
+  // (https://docs.github.com/en/actions/reference/variables-reference, RUNNER_TEMP; the sentence as
+  // quoted at https://docs.rs/github-actions/latest/github_actions/constant.RUNNER_TEMP.html). A file
+  // one step leaves there is there for the next, `run:` step or action alike; the folder goes with the job.
+  const runnerTemp = mkdtempSync(join(tmpdir(), 'workflow-temp-'));
   const runs: StepRun[] = [];
   const groups: number[] = [];
   const jobEnv = Object.fromEntries(Object.entries(job.env ?? {}).map(([name, value]) => [name, String(value)]));
   Object.assign(jobEnv, context.jobEnv);
   const byId: Record<string, Record<string, string>> = {};
   const github = githubContext(context.env);
+  // The `runner.*` context this emulator knows.
+  const runner: Record<string, string> = { 'runner.temp': runnerTemp };
   const resolveExpression = (expression: string): string | undefined => {
     const output = /^steps\.([\w-]+)\.outputs\.([\w-]+)$/.exec(expression);
     if (output) return byId[output[1]!]?.[output[2]!] ?? '';
     const env = /^env\.(\w+)$/.exec(expression);
     if (env) return jobEnv[env[1]!];
-    return context.known[expression] ?? github[expression];
+    return context.known[expression] ?? github[expression] ?? runner[expression];
   };
   const fill = (value: string) => fillExpressions(value, resolveExpression);
   try {
@@ -208,10 +217,10 @@ export async function runJob(job: WorkflowJob, context: JobContext): Promise<Ste
       let run: StepRun;
       if (step.uses) {
         const { bundle, inputs } = actionInputs(step, fill);
-        const action = await runAction(bundle, context.inputs ? context.inputs(step, inputs) : inputs, { ...context.env, ...stepEnv, GITHUB_WORKSPACE: workspace });
+        const action = await runAction(bundle, context.inputs ? context.inputs(step, inputs) : inputs, { ...context.env, ...stepEnv, GITHUB_WORKSPACE: workspace, RUNNER_TEMP: runnerTemp });
         run = { step, code: action.code, outputs: action.outputs, log: action.log, action };
       } else {
-        run = await runShell(fill(step.run ?? ''), { ...context.env, ...stepEnv, GITHUB_WORKSPACE: workspace }, groups);
+        run = await runShell(fill(step.run ?? ''), { ...context.env, ...stepEnv, GITHUB_WORKSPACE: workspace, RUNNER_TEMP: runnerTemp }, groups);
         run.step = step;
       }
       runs.push(run);
@@ -228,16 +237,20 @@ export async function runJob(job: WorkflowJob, context: JobContext): Promise<Ste
       }
     }
     rmSync(workspace, { recursive: true, force: true });
+    rmSync(runnerTemp, { recursive: true, force: true });
   }
 }
 
-/** A `run:` step: bash -e, in its own process group so that what it leaves running can be ended. */
+/**
+ * A `run:` step: bash -e, in its own process group so that what it leaves running can be ended. `env`
+ * holds the job's RUNNER_TEMP; GITHUB_OUTPUT is the step's own file.
+ */
 async function runShell(script: string, env: Record<string, string>, groups: number[]): Promise<StepRun> {
   const dir = mkdtempSync(join(tmpdir(), 'workflow-step-'));
   const outputFile = join(dir, 'output');
   writeFileSync(outputFile, '');
   const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, ...env, GITHUB_OUTPUT: outputFile, RUNNER_TEMP: dir },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, ...env, GITHUB_OUTPUT: outputFile },
     // The repository's root, as actions/checkout leaves it.
     cwd: process.cwd(),
     detached: true,
