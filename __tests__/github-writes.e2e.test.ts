@@ -2,10 +2,11 @@
 // lost, a merge refused for a moment, a push landing while the nightly merges, a person merging the
 // pull request while a push run writes to it. Runs go through the built bundle (dist/index.js, or
 // PUBLISH_BUNDLE to check another build, such as main's), as the runner starts it; two runs at once
-// are two processes, interleaved at a write by the GitHub emulator's hold (`holdNext`). The last
-// describe runs the same race in this process: two real run()s of src/, each in its own environment.
+// are two processes, interleaved at a write by the GitHub emulator's hold (`holdNext`). The push
+// beside the nightly's merge runs both ways: two processes, and two real run()s of src/ in this
+// process (WAYS).
 import { describe, expect, it } from '@jest/globals';
-import { startAction, runAction } from '../emulator/runner.ts';
+import { type ActionRun, startAction, runAction } from '../emulator/runner.ts';
 import { jobIdFromLink } from '../src/values/link.ts';
 import { readSetting } from '../src/values/values-file.ts';
 import { BRANCH, DOMAIN, PATH, TOKEN, annotations, productionRepo, useEmulators } from './emulators.ts';
@@ -26,6 +27,19 @@ const nightlyInputs = () => proposing({ 'renew-within': '72h', 'auto-merge': 're
 const pushInputs = (jobId: string) => proposing({ 'job-id': jobId });
 
 const linkOn = (repo: string, ref: string) => readSetting(PATH, github.fileAt(repo, ref, PATH)!, 'staticExport', 'bundleUrl') as string;
+
+/**
+ * The two ways two runs go at once: two processes of the built bundle (as two workflows on runners),
+ * or two real run()s of src/ in this process, each in an environment of its own (in-process.ts).
+ */
+interface Way {
+  start(bundle: string, inputs: Record<string, string>, vars: Record<string, string>): { done: Promise<ActionRun> };
+  run(bundle: string, inputs: Record<string, string>, vars: Record<string, string>): Promise<ActionRun>;
+}
+const WAYS: [string, Way][] = [
+  ['two processes of dist/', { start: startAction, run: runAction }],
+  ['two run()s in one process', { start: (_, inputs, vars) => startInProcess(publish, inputs, vars), run: (_, inputs, vars) => runInProcess(publish, inputs, vars) }]
+];
 
 describe('a merge is read back, not resent blind', () => {
   it('a merge whose answer was lost is a success: merged, reported so, and nothing marks it urgent', async () => {
@@ -64,32 +78,44 @@ describe('a merge is read back, not resent blind', () => {
 });
 
 describe('two writers at once, interleaved at a write', () => {
-  it("a push landing while the nightly merges its renewal: the renewal merges on its own branch, and the push's content pull request is never called a renewal", async () => {
-    const { repo, jobId: production_ } = await production(60);
-    const hold = github.holdNext('pulls.merge');
-    const nightly = startAction(RENEW_BUNDLE, nightlyInputs(), env(repo, 'schedule'));
-    await hold.reached;
-    // The nightly read the renewal and sent its merge; before GitHub answers, the push workflow proposes new content.
-    const { jobId: content } = await finishedExport(platform, DOMAIN);
-    const push = await runAction(BUNDLE, pushInputs(content), env(repo, 'push'));
-    expect(annotations(push, 'error')).toEqual([]);
-    // The renewal lives on a branch of its own: the push opens the content pull request beside it, never over it.
-    expect(push.outputs['pull-request-operation']).toBe('created');
-    hold.release();
-    const night = await nightly.done;
-    expect(annotations(night, 'error')).toEqual([]);
-    const renewal = github.pull(repo, 1)!;
-    const pull = github.pull(repo, Number(push.outputs['pull-request-number']))!;
-    expect(renewal).toMatchObject({ head: `${BRANCH}-renewal`, state: 'closed', merged: true });
-    expect(jobIdFromLink(linkOn(repo, 'main'))).toBe(production_);
-    // The content pull request: open, its content, rebuilt on the renewed base, its body about new content.
-    expect(pull).toMatchObject({ head: BRANCH, state: 'open', merged: false });
-    expect(jobIdFromLink(linkOn(repo, BRANCH))).toBe(content);
-    expect(pull.body).toContain(`| Export job | \`${content}\` |`);
-    expect(pull.body).not.toMatch(/Urgent|changes no page|No page changed|Renews the static export link/);
-    expect(night.log).toMatch(/Merged renewal pull request #1 /);
-    expect(night.log).not.toMatch(/could not merge itself/);
-  }, 60_000);
+  it.each(WAYS)(
+    "a push landing while the nightly merges its renewal (%s): the renewal merges on its own branch, the push's content pull request is never called a renewal, and each run reports only its own",
+    async (_, way) => {
+      const { repo, jobId: production_ } = await production(60);
+      const hold = github.holdNext('pulls.merge');
+      const nightly = way.start(RENEW_BUNDLE, nightlyInputs(), env(repo, 'schedule'));
+      await hold.reached;
+      // The nightly read the renewal and sent its merge; before GitHub answers, the push workflow proposes new content.
+      const { jobId: content } = await finishedExport(platform, DOMAIN);
+      const push = await way.run(BUNDLE, pushInputs(content), env(repo, 'push'));
+      expect(annotations(push, 'error')).toEqual([]);
+      // The renewal lives on a branch of its own: the push opens the content pull request beside it, never over it.
+      expect(push.outputs['pull-request-operation']).toBe('created');
+      hold.release();
+      const night = await nightly.done;
+      expect(annotations(night, 'error')).toEqual([]);
+      const renewal = github.pull(repo, 1)!;
+      const pull = github.pull(repo, Number(push.outputs['pull-request-number']))!;
+      expect(renewal).toMatchObject({ head: `${BRANCH}-renewal`, state: 'closed', merged: true });
+      expect(jobIdFromLink(linkOn(repo, 'main'))).toBe(production_);
+      // The content pull request: open, its content, rebuilt on the renewed base, its body about new content.
+      expect(pull).toMatchObject({ head: BRANCH, state: 'open', merged: false });
+      expect(jobIdFromLink(linkOn(repo, BRANCH))).toBe(content);
+      expect(pull.body).toContain(`| Export job | \`${content}\` |`);
+      expect(pull.body).not.toMatch(/Urgent|changes no page|No page changed|Renews the static export link/);
+      expect(night.log).toMatch(/Merged renewal pull request #1 /);
+      expect(night.log).not.toMatch(/could not merge itself/);
+      // Each run's outputs, log and summary are its own: the push's name its content and export, the
+      // nightly's its renewal; neither shows the other's.
+      expect(push.outputs).toMatchObject({ 'job-id': content, 'pull-request-number': '2' });
+      expect(night.outputs).toMatchObject({ 'job-id': production_, merged: 'true', 'merged-pull-request-number': '1' });
+      expect(push.log).not.toMatch(/Merged renewal pull request/);
+      expect(night.log).not.toContain(content);
+      expect(push.summary).toContain(content);
+      expect(night.summary).not.toContain(content);
+    },
+    60_000
+  );
 
   it.each(['git.createRef', 'pulls.create', 'pulls.merge'])(
     'the push run writing while the nightly waits on its %s: neither run leaves a body that claims what the branch does not hold',
@@ -149,32 +175,6 @@ describe('two writers at once, interleaved at a write', () => {
 });
 
 describe('two runs at once in one process (src/, each run in an environment of its own)', () => {
-  it('the nightly held at its merge while a push run goes whole: the same outcome as two processes, and each run reads and reports only its own', async () => {
-    const { repo, jobId: deployed } = await production(60);
-    const hold = github.holdNext('pulls.merge');
-    const nightly = startInProcess(publish, nightlyInputs(), env(repo, 'schedule'));
-    await hold.reached;
-    const { jobId: content } = await finishedExport(platform, DOMAIN);
-    const push = await runInProcess(publish, pushInputs(content), env(repo, 'push'));
-    hold.release();
-    const night = await nightly.done;
-    for (const run of [push, night]) expect([run.code, annotations(run, 'error')]).toEqual([0, []]);
-    // What GitHub holds: the renewal merged on its own branch, the content in review on its own.
-    expect(github.pull(repo, 1)).toMatchObject({ head: `${BRANCH}-renewal`, state: 'closed', merged: true });
-    expect(jobIdFromLink(linkOn(repo, 'main'))).toBe(deployed);
-    expect(jobIdFromLink(linkOn(repo, BRANCH))).toBe(content);
-    // Each run's outputs, log and summary are its own: the push's name its content pull request and
-    // export, the nightly's its renewal; neither shows a line of the other.
-    expect(push.outputs).toMatchObject({ 'job-id': content, 'pull-request-operation': 'created', 'pull-request-number': '2' });
-    expect(night.outputs).toMatchObject({ 'job-id': deployed, merged: 'true', 'merged-pull-request-number': '1' });
-    expect(night.log).toMatch(/Merged renewal pull request #1 /);
-    expect(push.log).not.toMatch(/Merged renewal pull request/);
-    expect(night.log).not.toContain(content);
-    expect(push.summary).toContain(content);
-    expect(night.summary).not.toContain(content);
-    expect(push.summary).not.toMatch(/Renews the static export link/);
-  }, 60_000);
-
   it('a push and the nightly started at the same moment: both end green, production keeps its export, the content waits in review', async () => {
     const { repo, jobId: deployed } = await production(60);
     const { jobId: content } = await finishedExport(platform, DOMAIN);
