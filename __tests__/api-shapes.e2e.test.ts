@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fakeSha } from '../emulator/deployments.ts';
 import { DEFAULT_API_KEY, type PlatformEmulator, startPlatformEmulator } from '../emulator/platform.ts';
 import type { ApiShape } from '../emulator/platform-state.ts';
-import { type ActionRun, runAction } from '../emulator/runner.ts';
+import { type ActionRun, runAction, startAction } from '../emulator/runner.ts';
 import { readSetting } from '../src/values/values-file.ts';
 import { type WorkflowStep, actionInputs, fillExpressions, workflowInMarkdown } from '../emulator/workflow.ts';
 import { errorLine, errors, useEmulators, useTempDir } from './emulators.ts';
@@ -27,6 +27,14 @@ const readmeSteps = (name: string): WorkflowStep[] =>
     .filter((step) => step.uses?.startsWith('<owner>/<repo>'));
 
 /** What each setting of the emulator makes the action speak: today's routes wherever they answer. */
+/**
+ * Ends an export job now, as completed: a job another run started stays at work until the action
+ * under test has met it (its log shows the 409), however long a Node start takes on a loaded machine.
+ */
+function endJob(platform: PlatformEmulator, jobId: string): void {
+  platform.exportJobs.get(jobId)!.plan.finishMs = 0;
+}
+
 const EXPECTED: Record<ApiShape, { jobId: RegExp; archive: string; contentType: string }> = {
   today: { jobId: /^se_[0-9a-f]{16}$/, archive: 'bundle.tar.gz', contentType: 'application/gzip' },
   next: { jobId: /^[0-9a-f]{24}$/, archive: 'export.zip', contentType: 'application/zip' },
@@ -131,8 +139,9 @@ describe("the next API's own answers, through dist/", () => {
   const workspace = useTempDir('api-shapes-answers-', { each: false });
 
   /** An export of the whole site without a values file: the answers are the platform's alone. */
-  const exportDocs = (inputs: Record<string, string> = {}) =>
-    runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT, ...inputs }, { GITHUB_WORKSPACE: workspace() });
+  const startExport = (inputs: Record<string, string> = {}) =>
+    startAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT, ...inputs }, { GITHUB_WORKSPACE: workspace() });
+  const exportDocs = (inputs: Record<string, string> = {}) => startExport(inputs).done;
   const requests = () => platform.requests.map((request) => `${request.method} ${request.path} ${request.status}`);
 
   it('a missing project-id is refused before any export request, saying where to find it', async () => {
@@ -159,11 +168,14 @@ describe("the next API's own answers, through dist/", () => {
   }, 30_000);
 
   it('a 409 (a job already queued or running for the deployment) says so, waits for it to end, and then starts this run\'s export', async () => {
-    platform.profile = { queuedMs: 50, runMs: 1500 };
+    platform.profile = { queuedMs: 50, runMs: 60_000 };
     const busy = (await (await fetch(`${platform.url}/v1/static-export/${PROJECT}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } })).json()) as { jobId: string };
     platform.profile = { queuedMs: 50, runMs: 300 };
     platform.requests.length = 0;
-    const run = await exportDocs({ timeout: '2m' });
+    const action = startExport({ timeout: '2m' });
+    await action.waitFor('Another static export job is already queued or running for this deployment (409)');
+    endJob(platform, busy.jobId);
+    const run = await action.done;
     expect(errorLine(run)).toBeUndefined();
     expect(run.code).toBe(0);
     expect(run.log).toContain(
@@ -185,7 +197,7 @@ describe("the next API's own answers, through dist/", () => {
     expect(errorLine(run)).toMatch(
       /^::error::Another static export job was still queued or running for this deployment \(409\) after \d+(\.\d+)? s of waiting, and the step's timeout \(4 s\) leaves no time to wait more: the platform runs one export at a time per deployment\. Nothing was exported by this run\. Re-run once that job has ended \(a few minutes\), or raise timeout\.$/
     );
-    for (const job of platform.exportJobs.values()) job.profile.runMs = 0; // end it for the next tests
+    for (const job of platform.exportJobs.values()) endJob(platform, job.jobId); // end it for the next tests
   }, 60_000);
 });
 
@@ -265,11 +277,14 @@ describe('a 409 that names the job in the way (a field beyond the contract), thr
   afterAll(async () => platform.close());
 
   it('follows that job by its status, then starts this run\'s export once it has ended', async () => {
-    platform = await startPlatformEmulator({ apiShape: 'next', profile: { queuedMs: 50, runMs: 1500 }, conflictNamesJob: true });
+    platform = await startPlatformEmulator({ apiShape: 'next', profile: { queuedMs: 50, runMs: 60_000 }, conflictNamesJob: true });
     const busy = (await (await fetch(`${platform.url}/v1/static-export/${PROJECT}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } })).json()) as { jobId: string };
     platform.profile = { queuedMs: 50, runMs: 300 };
     platform.requests.length = 0;
-    const run = await runAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT });
+    const action = startAction('dist/index.js', { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'project-id': PROJECT });
+    await action.waitFor(`Another static export job (${busy.jobId}) is already queued or running for this deployment (409)`);
+    endJob(platform, busy.jobId);
+    const run = await action.done;
     expect(run.code).toBe(0);
     expect(run.log).toContain(`Another static export job (${busy.jobId}) is already queued or running for this deployment (409)`);
     const seen = platform.requests.map((request) => `${request.method} ${request.path} ${request.status}`);

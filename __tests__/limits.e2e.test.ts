@@ -8,10 +8,11 @@ import { errorLine, useEmulators } from './emulators.ts';
 import { runInProcess } from './in-process.ts';
 
 // No test here proposes a change; the action loads its GitHub client all the same.
-const { platform, publish, inputs: platformInputs } = useEmulators({ platform: { profile: { queuedMs: 50, runMs: 400 } }, reset: true });
+const { platform, publish, inputs: platformInputs } = useEmulators({ platform: { profile: { queuedMs: 50, runMs: 150 } }, reset: true });
 
-const BEAT = { limits: { floorMs: 100, ceilingMs: 1000 } };
-const run = (inputs: Record<string, string> = {}, env: Record<string, string> = {}, knobs: RunOptions['knobs'] = {}) => runInProcess(publish, platformInputs(inputs), env, { knobs: { ...BEAT, ...knobs } });
+// Jobs of a fifth of a second, polled on the harness's short beat (QUICK_KNOBS): no test here is about
+// how long a job runs or when to poll (a beat of up to a second made each test wait that second).
+const run = (inputs: Record<string, string> = {}, env: Record<string, string> = {}, knobs: RunOptions['knobs'] = {}) => runInProcess(publish, platformInputs(inputs), env, { knobs });
 
 describe('one deadline for the step', () => {
   it('a Retry-After of an hour ends the step by its timeout, saying what was asked and what to raise', async () => {
@@ -147,7 +148,7 @@ describe('inputs that cannot act in this run are refused or named', () => {
   // Issue 41: an input another action declares is not read here (host/'s check, renew/'s threshold).
   it("another action's inputs change nothing in an export: no template proposed, no renewal skipped", async () => {
     const inputs = { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, domain: 'docs.example.com', 'bundle-url-template': 'https://bundles.example.com/<job-id>/bundle.tar.gz', 'renew-within': '999h' };
-    const result = await runInProcess(publish, inputs, {}, { githubSecondMs: 1, kind: 'export', knobs: BEAT });
+    const result = await runInProcess(publish, inputs, {}, { githubSecondMs: 1, kind: 'export' });
     expect(result.code).toBe(0);
     expect(result.outputs['bundle-url']).toMatch(new RegExp(`^${platform.url}`));
   });

@@ -17,8 +17,9 @@ const BUNDLE = 'dist/index.js';
 // No test here proposes a change; the action loads its GitHub client all the same.
 const { platform: emulator, publish } = useEmulators({ reset: true });
 beforeEach(() => {
-  // A second's export: the tests that need a longer one set their own.
-  emulator.profile = { queuedMs: 200, runMs: 1000, pageCount: 64 };
+  // An export of a third of a second: no test that keeps this one is about how long it runs (those that
+  // need a longer one, to see it running, stalled or past a timeout, set their own).
+  emulator.profile = { queuedMs: 50, runMs: 300, pageCount: 64 };
 });
 
 const inputs = (extra: Record<string, string> = {}) => ({
@@ -65,8 +66,8 @@ describe('publish: the happy path', () => {
   });
 
   it('logs a line when the status or progress changes, not on every poll', async () => {
-    emulator.profile = { queuedMs: 200, runMs: 1500, stall: { at: 40, forMs: 3000 } };
-    // A beat far shorter than the 3 s stall: a line per poll would repeat itself a dozen times.
+    emulator.profile = { queuedMs: 100, runMs: 1000, stall: { at: 40, forMs: 1500 } };
+    // A beat far shorter than the 1.5 s stall (QUICK_KNOBS: 250 ms at most): a line per poll would repeat itself half a dozen times.
     const run = await runHere(inputs());
     expect(run.code).toBe(0);
     const progressLines = run.log.split('\n').filter((line) => /^(queued|running|completed)/.test(line));
@@ -114,7 +115,7 @@ describe('publish: bad input fails before any request', () => {
 
 describe('publish: transient faults are retried', () => {
   it('retries 5xx and dropped connections while polling', async () => {
-    emulator.profile = { queuedMs: 100, runMs: 2500 };
+    emulator.profile = { queuedMs: 100, runMs: 1000 };
     emulator.addFault({ route: 'status', kind: '503' });
     emulator.addFault({ route: 'status', kind: 'drop' });
     const run = await runHere(inputs());
@@ -211,7 +212,7 @@ describe('publish: errors a person can act on', () => {
   });
 
   it('a failed job: quotes its error, names the job, and speaks of no configuration it was not given', async () => {
-    emulator.profile = { queuedMs: 100, runMs: 1500, failAt: 50, error: 'Rendering failed on page /guides/broken' };
+    emulator.profile = { queuedMs: 50, runMs: 600, failAt: 50, error: 'Rendering failed on page /guides/broken' };
     const run = await runHere(inputs());
     expect(run.code).toBe(1);
     expect(run.outputs['job-id']).toMatch(/^se_/);
@@ -258,7 +259,7 @@ describe('publish: cancellation and secrets', () => {
 
   it('never prints the key, not even with step debug logging on', async () => {
     const key = 'mint_secret_0123456789abcdef';
-    const keyed = await startPlatformEmulator({ apiKey: key });
+    const keyed = await startPlatformEmulator({ apiKey: key, profile: { queuedMs: 50, runMs: 300 } });
     try {
       keyed.addFault({ route: 'status', kind: '500' });
       const run = await runHere(inputs({ 'api-key': key, 'api-url': keyed.url }), { ACTIONS_STEP_DEBUG: 'true', RUNNER_DEBUG: '1' });

@@ -1,5 +1,7 @@
-// `npm run bench:suite [-- --runs 3] [--try-only | --suite-only] [--stress] [--offline] [--file F]`:
-// the two figures a contributor and a new user wait on, measured as whole processes.
+// `npm run bench:suite [-- --runs 3] [--try-only | --suite-only] [--stress] [--offline] [--file F] [--json <file>]`:
+// the two figures a contributor and a new user wait on, measured as whole processes. `--json` keeps
+// jest's per-file and per-test durations of each run (`<file>.<run>.json`), to see where a slow run
+// spent its time.
 // - The suite: `npm test` in this checkout, --runs times (3 by default), min/median/max wall seconds
 //   (issue 44's budget: 120 s on a two-core machine, beside `stress-ng --cpu 2`).
 //   - --stress: two busy processes beside it for the whole measure (stress-ng --cpu 2, Debian's
@@ -13,12 +15,13 @@
 // Run it on a quiet machine, or say how loaded it was (it prints the load average).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { loadavg, tmpdir } from 'node:os';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf('--runs') + 1] || 3);
 const file = args.includes('--file') ? args[args.indexOf('--file') + 1] : undefined;
+const json = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
 const CHART = '__tests__/fixtures/values-real/bitnami__charts__bitnami__postgresql__values.yaml';
 
 function timed(command: string, argv: string[], cwd: string, { check = true } = {}): { seconds: number; out: string; passed: boolean } {
@@ -29,9 +32,10 @@ function timed(command: string, argv: string[], cwd: string, { check = true } = 
   return { seconds, out: `${run.stdout}\n${run.stderr}`, passed: run.status === 0 };
 }
 
-/** `npm test` (on file, when given), offline in a loopback-only namespace with --offline. */
-function testCommand(): [string, string[]] {
-  const npm = `npm test --silent${file ? ` -- ${file}` : ''}`;
+/** `npm test` (on file, when given; `jest` its further arguments), offline in a loopback-only namespace with --offline. */
+function testCommand(jest: string[] = []): [string, string[]] {
+  const rest = [...(file ? [file] : []), ...jest];
+  const npm = `npm test --silent${rest.length > 0 ? ` -- ${rest.map((arg) => `'${arg}'`).join(' ')}` : ''}`;
   return args.includes('--offline') ? ['unshare', ['-rn', 'sh', '-c', `ip link set lo up && exec ${npm}`]] : ['sh', ['-c', npm]];
 }
 
@@ -39,6 +43,21 @@ let stress: ChildProcess | undefined;
 if (args.includes('--stress')) {
   stress = spawn('stress-ng', ['--cpu', '2', '--quiet'], { stdio: 'ignore' });
   process.on('exit', () => stress?.kill());
+}
+
+/**
+ * CPU seconds (user + system) of every process this one has waited for, jest's workers and the bundles
+ * they start included (/proc/self/stat's cutime and cstime): what the suite costs whatever else loads
+ * the machine, where its wall time depends on how much of the two cores the other work leaves it.
+ */
+function childCpuSeconds(): number | undefined {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /, '').split(' ');
+    // After the command's name: state is field 3, cutime 16 and cstime 17 (proc(5)), in clock ticks of 1/100 s.
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return undefined; // not Linux
+  }
 }
 
 const load = () => loadavg().map((n) => n.toFixed(1)).join(' ');
@@ -58,11 +77,14 @@ if (file) {
   }
   console.log(`${file}: ${passed} of ${runs} runs passed${stress ? ', beside stress-ng --cpu 2' : ''}${args.includes('--offline') ? ', offline' : ''}`);
 } else if (!args.includes('--try-only')) {
-  const [command, argv] = testCommand();
   const walls: number[] = [];
   for (let i = 0; i < runs; i++) {
+    const [command, argv] = testCommand(json ? ['--json', `--outputFile=${resolve(`${json}.${i + 1}.json`)}`] : []);
+    const cpuBefore = childCpuSeconds();
     walls.push(timed(command, argv, process.cwd()).seconds);
-    console.log(`npm test, run ${i + 1} of ${runs}: ${walls.at(-1)!.toFixed(1)} s (load ${load()})`);
+    const cpuAfter = childCpuSeconds();
+    const cpu = cpuBefore === undefined || cpuAfter === undefined ? '' : `, ${(cpuAfter - cpuBefore).toFixed(1)} CPU s`;
+    console.log(`npm test, run ${i + 1} of ${runs}: ${walls.at(-1)!.toFixed(1)} s${cpu} (load ${load()})`);
   }
   console.log(`npm test: ${spread(walls)}${stress ? ', beside stress-ng --cpu 2' : ''}${args.includes('--offline') ? ', offline' : ''}`);
 }
