@@ -126,6 +126,9 @@ const SAYS: Record<string, (runs: StepRun[], repository: { files: Record<string,
     expect(host.log).toContain(`Checking ${hostedUrl} as a pod would fetch it (a GET without credentials)…`);
     expect(host.log).toMatch(new RegExp(`^${escapeRegExp(hostedUrl)} answers 200 to anyone: [\\d.]+ KB of gzip, the same SHA-256 as the kept archive\\.$`, 'm'));
     expect(host.log).toContain(`${HOSTED_FIXTURE} in ${REPOSITORY} on main already holds these values: no pull request needed.`);
+    // The export production serves, at the URL the team hosts: no page changes, and no renewal of a link that never expires.
+    expect(host.log).toContain(`No page changes: export ${jobId}, the one production serves, at the URL your team hosts.`);
+    expect(host.log).not.toMatch(/renews the link/);
     expect(host.action!.summary).toContain(`<tr><th>SHA-256</th><td><code>${host.outputs['archive-sha256']}</code></td></tr>`);
     expect(host.action!.summary).toContain(`<p><code>${HOSTED_FIXTURE}</code> in ${REPOSITORY} on <code>main</code> already holds this link: no pull request needed.</p>`);
     expect(host.log.split('\n').filter((line) => /^::(warning|error)/.test(line))).toEqual([]);

@@ -13,8 +13,11 @@ export type ContentDiff =
       /** The site's domain, when the run knows it: pages added or changed link to `https://<domain><path>`. */
       domain?: string;
     }
-  /** The run renews the link of the export production serves: not a page changes. */
-  | { kind: 'renewal'; jobId: string }
+  /**
+   * The export production serves, not a page changed: a fresh link for it, or (`hosted`) the URL the
+   * team hosts it at, which is no renewal.
+   */
+  | { kind: 'renewal'; jobId: string; hosted?: boolean }
   /** Nothing is deployed yet. */
   | { kind: 'first'; proposedPages: number }
   /** Production's export could not be read; `reason` says why. */

@@ -124,8 +124,15 @@ export async function judgeContent(diff: ContentDiff, gate: GateSettings, jobId:
   if (refused) throw new ContentGateError(refused);
 }
 
+/** The line for the export production serves already: a fresh link for it, or the URL the team hosts it at. */
+function sameExport(diff: Extract<ContentDiff, { kind: 'renewal' }>, job: string): string {
+  return diff.hosted
+    ? `No page changes: export ${job}, the one production serves, at the URL your team hosts.`
+    : `No page changes: this renews the link of export ${job}, the one production serves.`;
+}
+
 function logLine(diff: ContentDiff): string {
-  if (diff.kind === 'renewal') return `No page changes: this renews the link of export ${diff.jobId}, the one production serves.`;
+  if (diff.kind === 'renewal') return sameExport(diff, diff.jobId);
   if (diff.kind !== 'compared') return `Pages not compared: ${diff.kind === 'first' ? 'nothing is deployed yet' : diff.reason}.`;
   const { comparison: c } = diff;
   return `Compared with production's export (${c.deployedPages} pages, read from ${diff.readFrom}): ${counts(diff)}.`;
@@ -195,7 +202,7 @@ export type SectionPlace = 'body' | 'summary';
 export function contentDiffSection(diff: ContentDiff | undefined, deployedLink?: string, place: SectionPlace = 'body'): string {
   if (!diff) return '';
   const heading = ['### What readers see after the merge', ''];
-  if (diff.kind === 'renewal') return [...heading, `No page changes: this renews the link of export \`${diff.jobId}\`, the one production serves.`].join('\n');
+  if (diff.kind === 'renewal') return [...heading, sameExport(diff, `\`${diff.jobId}\``)].join('\n');
   if (diff.kind === 'first') return [...heading, `Nothing is deployed yet, so there is nothing to compare with: this first export has ${diff.proposedPages} pages.`].join('\n');
   if (diff.kind === 'unavailable') {
     return [...heading, `Production's export could not be read, so the pages were not compared (${clean(diff.reason).slice(0, 2000)}). The new export has ${diff.proposedPages} pages.`].join('\n');

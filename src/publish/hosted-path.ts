@@ -60,7 +60,7 @@ export async function proposeHostedUrl({ client, octokit, inputs, facts, deadlin
   const deployedJobId = deployedLink && (jobIdFromDurableUrl(hosted.template, deployedLink) ?? jobIdFromLink(deployedLink));
   const { contentDiff, contentDiffText } = await judgeUnlessProposed(facts, jobId, inputs, progress, async () =>
     deployedJobId === jobId
-      ? { kind: 'renewal', jobId }
+      ? { kind: 'renewal', jobId, hosted: true }
       : (
           await compareWithProduction(
             { deployedLink, deployedJobId, domain: inputs.domain, freshLink: freshLinks(client, inputs), deadline, signal: cancellation.signal },
