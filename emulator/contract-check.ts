@@ -135,7 +135,7 @@ interface Compiled {
 }
 const nativeRequire = ((process as { getBuiltinModule?: (name: string) => unknown }).getBuiltinModule?.('node:module') as typeof import('node:module') | undefined)?.createRequire(import.meta.url) ?? createRequire(import.meta.url);
 const AjvClass = (nativeRequire('ajv') as typeof import('ajv')).Ajv;
-const addFormats = nativeRequire('ajv-formats') as (ajv: Ajv) => Ajv;
+const addFormats = nativeRequire('ajv-formats') as (ajv: Ajv, options: { mode: 'fast' | 'full' }) => Ajv;
 const CACHE = Symbol.for('static-export-action.contract-check');
 const holder = AjvClass as unknown as Record<symbol, Compiled | undefined>;
 const cache: Compiled = (holder[CACHE] ??= { documents: new Map(), compiled: new Map(), operationsByApi: new Map() });
@@ -146,7 +146,11 @@ function theAjv(): Ajv {
     // strict: false lets OpenAPI's own words (nullable, example, discriminator, x-…) stand beside JSON Schema's.
     // inlineRefs: false compiles each shared schema (a repository, a user) once, not in every place it appears.
     const ajv = new AjvClass({ strict: false, allErrors: true, inlineRefs: false });
-    addFormats(ajv);
+    // Formats in ajv-formats' fast mode: the same formats, each checked by a shorter pattern (a uri by
+    // its scheme and shape, not by RFC 3986's every rule). GitHub's answers hold dozens of URLs each,
+    // and the full patterns were a tenth of an in-process test's CPU; a field that is missing or of
+    // another type, what the check is for, is caught the same.
+    addFormats(ajv, { mode: 'fast' });
     // OpenAPI's numeric formats say how big a number is, not what a string looks like.
     for (const format of ['int32', 'int64', 'float', 'double', 'binary', 'byte', 'uri-template', 'repo.nwo', 'ssh-key', 'ssh-key fingerprint']) ajv.addFormat(format, true);
     cache.ajv = ajv;
