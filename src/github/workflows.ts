@@ -3,8 +3,9 @@
 // (github.blog/changelog/2022-08-18-merge-group-webhook-event-and-github-actions-workflow-trigger;
 // emulator/recorded/github.json facts.merge-queue-needs-merge-group), so a queue without one never
 // merges anything. Read with contents: read, which the step has.
+import type { Octokit } from './client.ts';
+import { httpFailure } from './errors.ts';
 import { type Repo, readFileAt } from './repository.ts';
-import type { Octokit } from './pull-request.ts';
 
 /** True when a workflow names merge_group, false when none does (or there are none), undefined when it cannot be read. */
 export async function runsOnMergeGroup(octokit: Octokit, repo: Repo, ref: string): Promise<boolean | undefined> {
@@ -12,7 +13,7 @@ export async function runsOnMergeGroup(octokit: Octokit, repo: Repo, ref: string
   try {
     ({ data: entries } = await octokit.rest.repos.getContent({ ...repo, path: '.github/workflows', ref }));
   } catch (error) {
-    return (error as { status?: number }).status === 404 ? false : undefined;
+    return httpFailure(error)?.status === 404 ? false : undefined;
   }
   if (!Array.isArray(entries)) return undefined;
   try {
