@@ -525,6 +525,19 @@ describe('readSetting', () => {
   });
 });
 
+  // values-file.ts keeps the last files it parsed: a file read again is the one of its text and name, not the last one read.
+  it('reads each text as it is, and names the file it was given, however often the same text was read before', () => {
+    const before = fixture('values.yaml');
+    const after = patchValuesFile('values.yaml', before, 'staticExport', { bundleUrl: 'https://example.invalid/new.tar.gz' }).text;
+    for (let i = 0; i < 3; i++) {
+      expect(readSetting('values.yaml', before, 'staticExport', 'bundleUrl')).toBe(OLD_URL);
+      expect(readSetting('values.yaml', after, 'staticExport', 'bundleUrl')).toBe('https://example.invalid/new.tar.gz');
+    }
+    const text = 'staticExport:\n  enabled: true\n';
+    expect(readSetting('a/values.yaml', text, 'staticExport', 'enabled')).toBe(true);
+    expect(thrown(() => readSetting('b/values.yaml', text, 'staticExport.enabled', 'bundleUrl')).file).toBe('b/values.yaml');
+  });
+
 describe('what a careful user expects of unusual files', () => {
   it('refuses a block reached through a YAML alias, naming the anchor and how to edit', () => {
     const text = 'defaults: &exportDefaults\n  enabled: true\n  bundleUrl: "https://old"\n\nstaticExport: *exportDefaults\n';

@@ -239,7 +239,24 @@ function checkSize(file: string, text: string): void {
   );
 }
 
+/**
+ * The last files parsed, by name and text: one run reads the same few texts again and again (the base's
+ * file, the proposal's, the one it last proposed; each setting of each), and a 1 MB file takes a
+ * quarter of a second to parse. Only a file that parsed is kept; its Document is only read, never changed.
+ */
+const parsed = new Map<string, ParsedYaml>(); // by text
+const PARSES_KEPT = 4;
+
 function parseYaml(file: string, text: string): ParsedYaml {
+  const kept = parsed.get(text);
+  if (kept?.file === file) return kept;
+  const fresh = parseYamlNow(file, text);
+  if (parsed.size >= PARSES_KEPT) parsed.delete(parsed.keys().next().value!);
+  parsed.set(text, fresh);
+  return fresh;
+}
+
+function parseYamlNow(file: string, text: string): ParsedYaml {
   checkSize(file, text);
   const lineCounter = new LineCounter();
   // uniqueKeys off: yaml compares each key with every key before it, quadratic in a mapping's size
