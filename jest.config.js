@@ -1,28 +1,10 @@
-// Jest runs in ESM mode (`@actions/*` and `p-retry` ship ESM only). ts-jest strips the types with the
-// pinned TypeScript 6 (isolatedModules: one file at a time, no type check; `npm run lint` checks
-// types). It has no per-platform native binary, so the lock file is complete on every machine.
+// Jest runs in ESM mode (`@actions/*` and `p-retry` ship ESM only), on the .ts files as they are with
+// their types stripped (no type check; `npm run lint` checks types).
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  transform: {
-    '^.+\\.ts$': [
-      'ts-jest',
-      {
-        useESM: true,
-        tsconfig: {
-          target: 'ES2023',
-          module: 'ESNext',
-          moduleResolution: 'Bundler',
-          isolatedModules: true,
-          verbatimModuleSyntax: true,
-          allowImportingTsExtensions: true,
-          // The sources import `./x.ts`; jest loads those files as they are, so keep the names.
-          rewriteRelativeImportExtensions: false,
-          sourceMap: true
-        }
-      }
-    ]
-  },
+  // Node's own type stripping, as `node scripts/*.ts` runs the sources (the file says why not ts-jest).
+  transform: { '^.+\\.ts$': '<rootDir>/__tests__/setup/strip-types.mjs' },
   testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
   // The network guard: tests and the processes they start reach loopback only (__tests__/setup/).
   globalSetup: '<rootDir>/__tests__/setup/global-setup.mjs',
