@@ -12,9 +12,11 @@ export default {
   setupFilesAfterEnv: ['<rootDir>/__tests__/setup/after-each.mjs', '<rootDir>/__tests__/setup/quick-bottleneck.mjs'],
   // The longest files first on a fresh clone too, where jest knows no durations yet (the file says why).
   testSequencer: '<rootDir>/__tests__/setup/sequencer.mjs',
-  // Six workers on two cores: most files spend their time waiting on emulated jobs, deployments
-  // and child processes, not on the CPU (with four, the suite kept 1.5 of the 2 cores busy: 129 s;
-  // with six, 1.8: 109 s).
-  maxWorkers: 6,
+  // Twelve workers on two cores. Most files spend their time waiting on emulated jobs, deployments
+  // and child processes, not on the CPU, so on a quiet machine six already kept both cores busy.
+  // Beside other work (issue 44 measures the suite beside `stress-ng --cpu 2`), the kernel shares the
+  // cores among runnable threads: six workers got 1.4 of the 2 cores, twelve 1.6 to 1.7, for about
+  // the same CPU seconds (a tenth off the suite's time). Twelve use about 5 GB of memory in all.
+  maxWorkers: 12,
   testTimeout: 60000
 };
