@@ -5,6 +5,7 @@ import * as core from '@actions/core';
 import { asRun } from './environment.ts';
 
 export { summary, variable } from './environment.ts';
+export type { Summary } from './environment.ts';
 
 export const getInput = (name: string, options?: core.InputOptions): string => asRun(() => core.getInput(name, options));
 export const info = (message: string): void => asRun(() => core.info(message));

@@ -11,7 +11,7 @@ import * as core from '@actions/core';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFile, writeFile } from 'node:fs/promises';
 
-type Summary = typeof core.summary;
+export type Summary = typeof core.summary;
 
 export interface RunEnvironment {
   /** The runner's variables for this step: INPUT_*, GITHUB_*, RUNNER_*. */

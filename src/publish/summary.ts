@@ -44,13 +44,14 @@ export async function writePublishSummary(
   contentDiff?: string
 ): Promise<void> {
   if (!core.variable('GITHUB_STEP_SUMMARY')) return;
+  const summary = core.summary();
   const { job, bundle } = result;
-  addGuard(guard);
+  addGuard(summary, guard);
   // Under the guard's 🛑 the step fails: the heading must not read as a success.
   const outcome = guard?.level === 'fail' ? "exported, but the step failed on production's link" : job.status;
-  core.summary().addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${outcome}`, 2);
-  addContentDiff(contentDiff);
-  core.summary()
+  summary.addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${outcome}`, 2);
+  addContentDiff(summary, contentDiff);
+  summary
     .addTable([
       [{ data: 'Job', header: true }, { data: `<code>${job.jobId}</code>${result.started ? '' : ' (reused)'}` }],
       ...(docsCommit ? [[{ data: 'Docs commit', header: true }, `<code>${docsCommit.sha.slice(0, 12)}</code> from ${escapeHtml(docsCommit.branch)}, published before the export started`]] : []),
@@ -61,30 +62,30 @@ export async function writePublishSummary(
       [{ data: 'Link', header: true }, shownLink(bundle.bundleUrl)]
     ])
     .addRaw('<p>The full link is in the <code>bundle-url</code> output; download it before it expires, or run again with <code>job-id</code> for a fresh one.</p>', true);
-  if (shortLink) core.summary().addRaw(`<p>⚠️ <strong>This link may not outlive the review.</strong> ${messageHtml(shortLink.message)}</p>`, true);
-  if (result.unnamedJobs) core.summary().addRaw(`<p>${escapeHtml(result.unnamedJobs)}</p>`, true);
+  if (shortLink) summary.addRaw(`<p>⚠️ <strong>This link may not outlive the review.</strong> ${messageHtml(shortLink.message)}</p>`, true);
+  if (result.unnamedJobs) summary.addRaw(`<p>${escapeHtml(result.unnamedJobs)}</p>`, true);
   if (site?.kept) {
-    core.summary().addHeading('Kept archive', 3).addTable([
+    summary.addHeading('Kept archive', 3).addTable([
       [{ data: 'Path', header: true }, `<code>${escapeHtml(site.kept.path)}</code> (the <code>archive-path</code> output), checked and unpacked before it was kept`],
       [{ data: 'Size', header: true }, formatBytes(site.kept.bytes)],
       [{ data: 'SHA-256', header: true }, `<code>${site.kept.sha256}</code>, also in <code>${escapeHtml(site.kept.path)}.sha256</code>`]
     ]);
   }
   if (site?.path !== undefined) {
-    core.summary().addHeading('Downloaded site', 3).addTable([
+    summary.addHeading('Downloaded site', 3).addTable([
       [{ data: 'Path', header: true }, `<code>${escapeHtml(site.path)}</code> (the <code>bundle-path</code> output)`],
       [{ data: 'Files', header: true }, `${site.files.toLocaleString('en-US')} (${formatBytes(site.unpackedBytes)})`],
       [{ data: 'Archive', header: true }, `${formatBytes(site.archiveBytes)}, checked before unpacking`],
       [{ data: 'SHA-256', header: true }, `<code>${site.sha256}</code>`]
     ]);
   }
-  if (config) addConfigSection(config, shortLink);
-  await core.summary().write();
+  if (config) addConfigSection(summary, config, shortLink);
+  await summary.write();
 }
 
 /** What readers see after the merge (publish/content-diff.ts), as Markdown: GitHub renders it between the HTML blocks. */
-function addContentDiff(markdown: string | undefined): void {
-  if (markdown) core.summary().addRaw(`\n${markdown}\n`, true);
+function addContentDiff(summary: core.Summary, markdown: string | undefined): void {
+  if (markdown) summary.addRaw(`\n${markdown}\n`, true);
 }
 
 /**
@@ -104,42 +105,42 @@ function shownLink(link: string): string {
 }
 
 /** Production at risk comes first: it is what the reader must act on. Markdown, so the pull request is a link. */
-function addGuard(guard: ProductionGuard | undefined): void {
+function addGuard(summary: core.Summary, guard: ProductionGuard | undefined): void {
   if (!guard?.markdown || guard.level === 'ok') return;
   const what = guard.urgent ? "🛑 **Production is about to lose its site.**" : "⚠️ **Production's link runs out before long.**";
-  core.summary().addRaw(`\n${what} ${guard.markdown}\n`, true);
+  summary.addRaw(`\n${what} ${guard.markdown}\n`, true);
 }
 
 /** `shortLink`: the link-margin warning, already said above, so the body shown here leaves it out. */
-function addConfigSection({ target, update, merged, mergedApart }: ConfigSummary, shortLink?: ShortLink): void {
+function addConfigSection(summary: core.Summary, { target, update, merged, mergedApart }: ConfigSummary, shortLink?: ShortLink): void {
   const where = `<code>${escapeHtml(target.path)}</code> in ${escapeHtml(`${target.repo.owner}/${target.repo.repo}`)}`;
-  core.summary().addHeading('Deployment configuration', 3);
+  summary.addHeading('Deployment configuration', 3);
   if (mergedApart) {
-    core.summary().addRaw(
+    summary.addRaw(
       `<p>Merged <a href="${escapeHtml(mergedApart.url)}">pull request #${mergedApart.number}</a> (auto-merge: renewals): a fresh link for export <code>${escapeHtml(mergedApart.jobId)}</code>, the one production serves, on <code>${escapeHtml(update.baseBranch)}</code>. Roll it out (the <code>merged-pull-request-number</code> output names it).</p>`,
       true
     );
   }
   if (!update.changed) {
-    core.summary().addRaw(`<p>${where} on <code>${escapeHtml(update.baseBranch)}</code> already holds this link: no pull request needed.</p>`, true);
+    summary.addRaw(`<p>${where} on <code>${escapeHtml(update.baseBranch)}</code> already holds this link: no pull request needed.</p>`, true);
     return;
   }
   if (update.kept) {
     const pull = update.url ? ` <a href="${escapeHtml(update.url)}">Pull request #${update.number}</a> is unchanged.` : '';
-    core.summary().addRaw(`<p>Nothing proposed: ${withPullLinks(update.kept)}${pull}</p>`, true);
+    summary.addRaw(`<p>Nothing proposed: ${withPullLinks(update.kept)}${pull}</p>`, true);
     return;
   }
   if (target.dryRun) {
-    core.summary().addRaw(`<p><strong>Dry run:</strong> nothing was written. This is the pull request the step would open against ${where}:</p>`, true);
+    summary.addRaw(`<p><strong>Dry run:</strong> nothing was written. This is the pull request the step would open against ${where}:</p>`, true);
   } else if (update.url && merged) {
     const verb = { created: 'Opened and merged', updated: 'Updated and merged', none: 'Merged' }[update.operation];
-    core.summary().addRaw(`<p>${verb} <a href="${escapeHtml(update.url)}">pull request #${update.number}</a> for ${where} (auto-merge: renewals). Roll the new link out (the <code>merged-pull-request-number</code> output names it).</p>`, true);
+    summary.addRaw(`<p>${verb} <a href="${escapeHtml(update.url)}">pull request #${update.number}</a> for ${where} (auto-merge: renewals). Roll the new link out (the <code>merged-pull-request-number</code> output names it).</p>`, true);
   } else if (update.url) {
     const verb = { created: 'Opened', updated: 'Updated', none: 'Already current:' }[update.operation];
-    core.summary().addRaw(`<p>${verb} <a href="${escapeHtml(update.url)}">pull request #${update.number}</a> for ${where}. Merge it to roll the new bundle out.</p>`, true);
+    summary.addRaw(`<p>${verb} <a href="${escapeHtml(update.url)}">pull request #${update.number}</a> for ${where}. Merge it to roll the new bundle out.</p>`, true);
   }
   const body = shortLink ? update.body?.replace(`\n\n${linkWarning(shortLink.note)}`, '') : update.body;
-  if (body) core.summary().addDetails('Pull request text', `\n\n${body}\n\n`);
+  if (body) summary.addDetails('Pull request text', `\n\n${body}\n\n`);
 }
 
 export async function writeFailureSummary(failure: {
@@ -163,6 +164,7 @@ export async function writeFailureSummary(failure: {
   jobGoesOn?: boolean;
 }): Promise<void> {
   if (!core.variable('GITHUB_STEP_SUMMARY')) return;
+  const summary = core.summary();
   const rows = [];
   if (failure.jobId) rows.push([{ data: 'Job', header: true }, `<code>${failure.jobId}</code>`]);
   if (failure.job) {
@@ -171,11 +173,11 @@ export async function writeFailureSummary(failure: {
     if (figures) rows.push([{ data: 'Progress', header: true }, figures]);
   }
   const title = failure.exported ? 'exported, but a later step failed' : 'failed';
-  const summary = core.summary().addHeading(`Static export${failure.domain ? ` of ${failure.domain}` : ''}: ${title}`, 2);
+  summary.addHeading(`Static export${failure.domain ? ` of ${failure.domain}` : ''}: ${title}`, 2);
   if (rows.length) summary.addTable(rows);
   summary.addRaw(`<p><strong>What happened:</strong> ${withPullLinks(failure.message)}</p>`, true).addRaw(`<p>${failureConsequence(failure)}</p>`, true);
   if (failure.unnamedJobs) summary.addRaw(`<p>${escapeHtml(failure.unnamedJobs)}</p>`, true);
-  addContentDiff(failure.contentDiff);
+  addContentDiff(summary, failure.contentDiff);
   if (failure.deploymentLog?.length) summary.addHeading("The deployment's last log lines", 3).addCodeBlock(failure.deploymentLog.join('\n'));
   await summary.write();
 }
@@ -191,10 +193,11 @@ export async function writeHostedSummary(
   contentDiff?: string
 ): Promise<void> {
   if (!core.variable('GITHUB_STEP_SUMMARY')) return;
-  addGuard(guard);
-  core.summary().addHeading(`Static export: bundle hosted by your team`, 2);
-  addContentDiff(contentDiff);
-  core.summary().addTable([
+  const summary = core.summary();
+  addGuard(summary, guard);
+  summary.addHeading(`Static export: bundle hosted by your team`, 2);
+  addContentDiff(summary, contentDiff);
+  summary.addTable([
     // One code span, to copy whole: the URL the pods fetch, never expiring (a signed one shows no signature).
     [{ data: 'URL', header: true }, `<code>${escapeHtml(shownWhole(url))}</code>`],
     [{ data: 'Expires', header: true }, expiresAt === 'never' ? 'never' : formatInstant(expiresAt)],
@@ -202,8 +205,8 @@ export async function writeHostedSummary(
     [{ data: 'SHA-256', header: true }, `<code>${archive.sha256}</code>`],
     [{ data: 'Checked as a pod', header: true }, `200 without credentials, right size, an archive${sha256Checked ? ', same SHA-256' : ''}`]
   ]);
-  addConfigSection(config);
-  await core.summary().write();
+  addConfigSection(summary, config);
+  await summary.write();
 }
 
 /** A pull request the step merged itself (auto-merge: renewals), as the summary names it. */
@@ -226,35 +229,37 @@ export async function writeLeftSummary(
   facts: { baseBranch: string; link?: string; pending?: { number: number; url: string }; guard: ProductionGuard; rebuilt?: boolean; merged?: MergedRenewal }
 ): Promise<void> {
   if (!core.variable('GITHUB_STEP_SUMMARY')) return;
-  addGuard(facts.guard);
+  const summary = core.summary();
+  addGuard(summary, facts.guard);
   const judged = facts.pending ? `The link that <a href="${escapeHtml(facts.pending.url)}">pull request #${facts.pending.number}</a> proposes` : `The link in <code>${escapeHtml(target.path)}</code> on <code>${escapeHtml(facts.baseBranch)}</code>`;
   const expires = validity.hosted ? 'never expires' : `expires ${validity.expiresAt ? escapeHtml(formatInstant(validity.expiresAt.toISOString())) : 'at an unknown time'}`;
   if (facts.merged) {
-    await writeMergedBeside(facts.merged, { judged, expires, target, domain, ...facts });
+    await writeMergedBeside(summary, facts.merged, { judged, expires, target, domain, ...facts });
     return;
   }
   const deployed = facts.pending
     ? ` Production (<code>${escapeHtml(target.path)}</code> on <code>${escapeHtml(facts.baseBranch)}</code>) keeps its own link until the pull request is merged${facts.guard.expiresAt ? `; that link expires ${escapeHtml(formatInstant(facts.guard.expiresAt.toISOString()))}` : ''}.`
     : '';
   const heading = { valid: 'link still valid, nothing to do', hosted: 'hosted URL, nothing to renew', vetoed: 'turned down in review, nothing proposed' }[why];
-  core.summary().addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${heading}`, 2).addRaw(`<p>${withPullLinks(validity.reason)}</p>`, true);
+  summary.addHeading(`Static export${domain ? ` of ${domain}` : ''}: ${heading}`, 2).addRaw(`<p>${withPullLinks(validity.reason)}</p>`, true);
   const touched =
     facts.rebuilt && facts.pending
       ? `No request was sent to the platform. The base moved under <a href="${escapeHtml(facts.pending.url)}">pull request #${facts.pending.number}</a>, so it was rebuilt on the base's current file, its settings and people's changes kept.`
       : 'No request was sent to the platform and no pull request was touched.';
-  if (why !== 'vetoed') core.summary().addRaw(`<p>${judged} ${expires}.${deployed} ${touched}</p>`, true);
-  else core.summary().addRaw(`<p>${touched}${deployed}</p>`, true);
-  await core.summary().write();
+  if (why !== 'vetoed') summary.addRaw(`<p>${judged} ${expires}.${deployed} ${touched}</p>`, true);
+  else summary.addRaw(`<p>${touched}${deployed}</p>`, true);
+  await summary.write();
 }
 
 /** Production's renewal merged apart from the pull request that waits: the merge first, it is what to roll out. */
 async function writeMergedBeside(
+  summary: core.Summary,
   merged: MergedRenewal,
   said: { judged: string; expires: string; target: ConfigTarget; domain?: string; baseBranch: string; pending?: { number: number; url: string }; guard: ProductionGuard; rebuilt?: boolean }
 ): Promise<void> {
   const where = `<code>${escapeHtml(said.target.path)}</code> on <code>${escapeHtml(said.baseBranch)}</code>`;
   const until = said.guard.expiresAt ? `, valid until ${escapeHtml(formatInstant(said.guard.expiresAt.toISOString()))}` : '';
-  core.summary()
+  summary
     .addHeading(`Static export${said.domain ? ` of ${said.domain}` : ''}: production's link renewed, pull request #${merged.number} merged`, 2)
     .addRaw(
       `<p>Merged <a href="${escapeHtml(merged.url)}">pull request #${merged.number}</a> (auto-merge: renewals): ${where} now holds a fresh link for export <code>${escapeHtml(merged.jobId)}</code>, the one production serves${until}. ` +
@@ -266,8 +271,8 @@ async function writeMergedBeside(
       ? ` <a href="${escapeHtml(said.pending.url)}">Pull request #${said.pending.number}</a> still waits for review; it was rebuilt on the renewed file, its export and people's changes kept.`
       : ` <a href="${escapeHtml(said.pending.url)}">Pull request #${said.pending.number}</a> still waits for review.`
     : '';
-  core.summary().addRaw(`<p>${said.judged} ${said.expires}: it needs no renewal.${waiting}</p>`, true);
-  await core.summary().write();
+  summary.addRaw(`<p>${said.judged} ${said.expires}: it needs no renewal.${waiting}</p>`, true);
+  await summary.write();
 }
 
 /** What the failure means for the user, said only of what the step was set up to do. */
