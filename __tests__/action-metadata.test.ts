@@ -5,6 +5,7 @@ import { describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { inputVariable } from '../emulator/runner.ts';
 import { actionInputs, ownActionFile } from '../emulator/workflow.ts';
 import { readPublishInputs } from '../src/publish/inputs.ts';
 import type { RunKind } from '../src/publish/run-kind.ts';
@@ -65,12 +66,12 @@ describe.each([
   ['host/action.yml', 'host', { 'job-id': 'se_3f9a2c1b8e7d4a06', 'bundle-url-template': 'https://bundles.example.com/<job-id>/bundle.tar.gz', 'archive-path': 'out/bundle.tar.gz', 'config-path': 'deploy/values.yaml', 'github-token': 'ghs_token' }]
 ] as [string, RunKind, Record<string, string>][])('%s', (file, kind, given) => {
   it('reads no input its action.yml does not declare, and none of the poll and request knobs', () => {
-    const declared = Object.keys((parse(readFileSync(file, 'utf8')) as ActionFile).inputs).map(variableOf);
+    const declared = Object.keys((parse(readFileSync(file, 'utf8')) as ActionFile).inputs).map(inputVariable);
     const knobs = { 'request-timeout': '1s', 'min-poll-interval': '50ms', 'max-poll-interval': '250ms' };
     const read = new Set<string>();
     const saved = process.env;
     const env: Record<string, string> = { ...saved, GITHUB_REPOSITORY: 'acme/deploy', GITHUB_WORKSPACE: '/tmp/workspace' };
-    for (const [name, value] of Object.entries({ ...knobs, ...given })) env[variableOf(name)] = value;
+    for (const [name, value] of Object.entries({ ...knobs, ...given })) env[inputVariable(name)] = value;
     process.env = new Proxy(env, {
       get: (target, key) => {
         if (typeof key === 'string' && key.startsWith('INPUT_')) read.add(key);
@@ -87,10 +88,6 @@ describe.each([
   });
 });
 
-/** The variable the runner passes an input in, as @actions/core reads it. */
-function variableOf(input: string): string {
-  return `INPUT_${input.replace(/ /g, '_').toUpperCase()}`;
-}
 
 // The workflow emulator (tests, npm run try) runs a README step through the bundle its action.yml
 // names: a sub-action's path picks that sub-action's own bundle and defaults.

@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as core from '../src/action/core.ts';
 import { runEnvironment, runIn } from '../src/action/environment.ts';
+import { inputVariables } from '../emulator/runner.ts';
 import { useTempDir } from './emulators.ts';
 
 const dir = useTempDir('run-environment-');
@@ -15,7 +16,7 @@ function environmentOf(name: string, inputs: Record<string, string>) {
   const files = { output: join(dir(), `${name}-output`), summary: join(dir(), `${name}-summary`) };
   writeFileSync(files.output, '');
   writeFileSync(files.summary, '');
-  const variables = { GITHUB_OUTPUT: files.output, GITHUB_STEP_SUMMARY: files.summary, RUNNER_TEMP: dir(), ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v])) };
+  const variables = { GITHUB_OUTPUT: files.output, GITHUB_STEP_SUMMARY: files.summary, RUNNER_TEMP: dir(), ...inputVariables(inputs) };
   const logged = { text: '' };
   const environment = runEnvironment(variables, (text) => (logged.text += text));
   return { environment, logged, files };

@@ -2,6 +2,7 @@
 // HTTP for a hosted URL on purpose only, the docs link, the summary's heading under a failed guard,
 // a hosted URL copyable whole, and the README's failure table quoting what the ::error:: line says.
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { inputVariables } from '../emulator/runner.ts';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,9 +32,9 @@ describe('plain HTTP for a hosted URL, on purpose only', () => {
 
   describe('as an input', () => {
     const given = { 'bundle-url-template': 'http://minio.storage.svc.invalid:9000/b/<job-id>/bundle.tar.gz', 'job-id': 'se_0123456789abcdef', 'archive-path': 'out/bundle.tar.gz', 'config-path': 'deploy/values.yaml', 'github-token': 'ghs_x' };
-    const names = (inputs: Record<string, string>) => Object.keys(inputs).map((name) => `INPUT_${name.toUpperCase()}`);
+    const names = (inputs: Record<string, string>) => Object.keys(inputVariables(inputs));
     const set = (inputs: Record<string, string>) => {
-      for (const [name, value] of Object.entries(inputs)) process.env[`INPUT_${name.toUpperCase()}`] = value;
+      Object.assign(process.env, inputVariables(inputs));
     };
     beforeAll(() => {
       process.env.GITHUB_WORKSPACE = mkdtempSync(join(tmpdir(), 'plain-http-'));

@@ -10,7 +10,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ActionRun, parseOutputs, runnerLog } from '../emulator/runner.ts';
+import { type ActionRun, inputVariables, parseOutputs, runnerLog } from '../emulator/runner.ts';
 import { runEnvironment, runIn } from '../src/action/environment.ts';
 import { Cancellation } from '../src/action/runtime.ts';
 import type { RunOptions } from '../src/publish/main.ts';
@@ -78,8 +78,7 @@ export async function runInProcess(
   writeFileSync(summaryFile, '');
   // The machine's variables but the runner's: no INPUT_*, GITHUB_* or RUNNER_DEBUG of the test's process.
   const variables: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('INPUT_') && !name.startsWith('GITHUB_') && name !== 'RUNNER_DEBUG'));
-  Object.assign(variables, { GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile, RUNNER_TEMP: dir, GITHUB_API_URL: process.env.GITHUB_API_URL ?? '' }, env);
-  for (const [name, value] of Object.entries(inputs)) variables[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
+  Object.assign(variables, { GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile, RUNNER_TEMP: dir, GITHUB_API_URL: process.env.GITHUB_API_URL ?? '' }, env, inputVariables(inputs));
   let stdout = '';
   const environment = runEnvironment(variables, (text) => {
     stdout += text;

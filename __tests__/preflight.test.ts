@@ -4,6 +4,7 @@
 // refusal that names the block once the block sits under a parent key.
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { inputVariables } from '../emulator/runner.ts';
 import { parseDocument } from 'yaml';
 import { cannotWrite, leftAfterExport, misplacedBlock, prBranchIsBase, refuseBeforeExport } from '../src/publish/preflight.ts';
 import { readPublishInputs } from '../src/publish/inputs.ts';
@@ -26,7 +27,7 @@ describe('pr-branch equal to the base', () => {
 
   describe('with base-branch given, in input parsing', () => {
     const set = (inputs: Record<string, string>) => {
-      for (const [name, value] of Object.entries(inputs)) process.env[`INPUT_${name.toUpperCase()}`] = value;
+      Object.assign(process.env, inputVariables(inputs));
     };
     afterEach(() => {
       for (const key of Object.keys(process.env)) if (key.startsWith('INPUT_')) delete process.env[key];

@@ -22,6 +22,7 @@
 // A push here reuses an export the platform has just finished (job-id), so no real time is spent
 // waiting on it: what follows the export is the same code as after a started one.
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { inputVariables } from '../emulator/runner.ts';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,7 +140,7 @@ async function runPublish(kind: string, inputs: Record<string, string>, event = 
   // The clock runs CLOCK_SPEED times faster than real time, so the default 30 minutes would be 9 real
   // seconds on a busy machine: 12 hours of it are a few real minutes.
   const all = { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, timeout: '12h', ...inputs };
-  for (const [name, value] of Object.entries(all)) process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
+  Object.assign(process.env, inputVariables(all));
   const chunks: string[] = [];
   const write = process.stdout.write.bind(process.stdout);
   process.stdout.write = ((chunk: string | Uint8Array) => {

@@ -32,6 +32,16 @@ export interface StartOptions {
   onOutput?: (text: string) => void;
 }
 
+/** The variable the runner passes an input in, as @actions/core reads it: `pr labels` → INPUT_PR_LABELS. */
+export function inputVariable(name: string): string {
+  return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
+}
+
+/** A step's inputs as the runner's variables. */
+export function inputVariables(inputs: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(inputs).map(([name, value]) => [inputVariable(name), value]));
+}
+
 export function startAction(bundle: string, inputs: Record<string, string>, env: Record<string, string> = {}, options: StartOptions = {}): StartedAction {
   const dir = mkdtempSync(join(tmpdir(), 'action-run-'));
   const outputFile = join(dir, 'output');
@@ -44,11 +54,9 @@ export function startAction(bundle: string, inputs: Record<string, string>, env:
     GITHUB_OUTPUT: outputFile,
     GITHUB_STEP_SUMMARY: summaryFile,
     RUNNER_TEMP: dir,
-    ...env
+    ...env,
+    ...inputVariables(inputs)
   };
-  for (const [name, value] of Object.entries(inputs)) {
-    childEnv[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
-  }
   // The publish actions' short beat on emulated jobs, when the test suite or `npm run try` sets it (src/action/platform-inputs.ts).
   if (process.env[TEST_POLL_MS_VARIABLE] && childEnv[TEST_POLL_MS_VARIABLE] === undefined) childEnv[TEST_POLL_MS_VARIABLE] = process.env[TEST_POLL_MS_VARIABLE];
   // Under the test suite, the action loads its network guard too (NETWORK_GUARD names the module).
