@@ -4,7 +4,7 @@
 // spaces, so every line and column stays where it was: no source map is needed.
 //
 // Why not ts-jest: it loads TypeScript into every worker to read its configuration, even when every
-// file comes from jest's cache, a second of CPU per worker and a tenth of one per file.
+// file comes from jest's cache (24 small files on 12 workers: 24.8 CPU s with it, 18.8 without).
 import { createHash } from 'node:crypto';
 import { stripTypeScriptTypes } from 'node:module';
 
