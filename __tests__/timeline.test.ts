@@ -22,7 +22,6 @@
 // A push here reuses an export the platform has just finished (job-id), so no real time is spent
 // waiting on it: what follows the export is the same code as after a started one.
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { inputVariables } from '../emulator/runner.ts';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,7 +36,7 @@ import { guardWindows } from '../src/publish/production-guard.ts';
 import { regionOf } from '../src/publish/body.ts';
 import fc from 'fast-check';
 import { checkProperty, fullList, propertySettings } from './property.ts';
-import { kindOfStep } from './in-process.ts';
+import { runInProcess } from './in-process.ts';
 
 /**
  * Which half this file registers: the month timelines, or, when __tests__/holiday.test.ts imports it,
@@ -123,49 +122,28 @@ interface Run {
   report?: string;
 }
 
-let outputCount = 0;
+let runCount = 0;
 
-/** One step of the publish action, as the runner would run it: INPUT_* in, GITHUB_OUTPUT and stdout out. */
+/**
+ * One step of the publish action, as the runner would run it (in-process.ts): each run in an
+ * environment of its own, so a run that goes whole while another waits at GitHub (an interleaved
+ * step) reads and writes only its own variables, outputs and log.
+ */
 async function runPublish(kind: string, inputs: Record<string, string>, event = 'schedule'): Promise<Run> {
   const started = Date.now();
-  // A file of its own: a second run may go while this one waits on GitHub (an interleaved step).
-  const outputFile = join(workspace, `output-${++outputCount}`);
-  writeFileSync(outputFile, '');
-  // RUNNER_TEMP of its own too: the content diff's report is read back from there after the run.
-  const temp = join(workspace, `temp-${outputCount}`);
+  // RUNNER_TEMP of its own: the content diff's report is read back from there after the run.
+  const temp = join(workspace, `temp-${++runCount}`);
   mkdirSync(temp);
-  const saved = { ...process.env };
-  for (const key of Object.keys(process.env)) if (key.startsWith('INPUT_') || key === 'GITHUB_STEP_SUMMARY') delete process.env[key];
-  Object.assign(process.env, { GITHUB_OUTPUT: outputFile, GITHUB_WORKSPACE: workspace, RUNNER_TEMP: temp, GITHUB_REPOSITORY: REPO, GITHUB_API_URL: github.url, GITHUB_EVENT_NAME: event });
   // The clock runs CLOCK_SPEED times faster than real time, so the default 30 minutes would be 9 real
   // seconds on a busy machine: 12 hours of it are a few real minutes.
   const all = { 'api-key': DEFAULT_API_KEY, 'api-url': platform.url, 'github-token': TOKEN, 'config-path': PATH, timeout: '12h', ...inputs };
-  Object.assign(process.env, inputVariables(all));
-  const chunks: string[] = [];
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    chunks.push(String(chunk));
-    return true;
-  }) as typeof process.stdout.write;
-  process.exitCode = 0;
-  try {
-    // The action whose inputs these are: renew/ for renew-within, host/ for a template, else the root.
-    // GitHub's second shrunk to a millisecond, as in every in-process run (in-process.ts): a lost
-    // answer's retry waits 1 ms, not a real second (28 of the month timelines' 104 runs lose one, and
-    // a holiday's runs as often), and the log still says "retrying in 1 s". At the default seeds the
-    // timelines play out the same (the same counts and holiday table as with real seconds).
-    await publish(undefined, { kind: kindOfStep(all), githubSecondMs: 1 });
-  } finally {
-    process.stdout.write = write;
-    process.env = saved;
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  const outputs: Record<string, string> = {};
-  const text = readFileSync(outputFile, 'utf8');
-  for (const match of text.matchAll(/^(.+?)<<(ghadelimiter_[^\n]+)\n([\s\S]*?)\n\2$/gm)) outputs[match[1]!] = match[3]!;
+  // The action whose inputs these are (renew/ for renew-within, host/ for a template, else the root),
+  // on GitHub's second shrunk to a millisecond, as in every in-process run: a lost answer's retry waits
+  // 1 ms, not a real second (28 of the month timelines' 104 runs lose one, and a holiday's runs as
+  // often), and the log still says "retrying in 1 s".
+  const run = await runInProcess(publish, all, { GITHUB_WORKSPACE: workspace, RUNNER_TEMP: temp, GITHUB_REPOSITORY: REPO, GITHUB_API_URL: github.url, GITHUB_EVENT_NAME: event });
   const report = join(temp, 'static-export-content-diff.json');
-  return { kind, at: started, code, log: chunks.join(''), outputs, report: existsSync(report) ? report : undefined };
+  return { kind, at: started, code: run.code ?? 0, log: run.log, outputs: run.outputs, report: existsSync(report) ? report : undefined };
 }
 
 /** A run as a person reads it in a failure's story: its error, or the pull request it wrote. */
