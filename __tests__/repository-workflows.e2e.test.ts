@@ -131,6 +131,8 @@ const SAYS: Record<string, (runs: StepRun[], repository: { files: Record<string,
     expect(host.log).not.toMatch(/renews the link/);
     expect(host.action!.summary).toContain(`<tr><th>SHA-256</th><td><code>${host.outputs['archive-sha256']}</code></td></tr>`);
     expect(host.action!.summary).toContain(`<p><code>${HOSTED_FIXTURE}</code> in ${REPOSITORY} on <code>main</code> already holds this link: no pull request needed.</p>`);
+    // No merge to come, so no section on what readers see after one.
+    expect(host.action!.summary).not.toContain('What readers see after the merge');
     expect(host.log.split('\n').filter((line) => /^::(warning|error)/.test(line))).toEqual([]);
     // The steps around it: the archive served before, and the outputs (the SHA-256 against sha256sum of
     // the served file) checked in the shell after, as on a real runner.

@@ -102,7 +102,9 @@ async function writeRunSummary(outcome: Extract<Outcome, { kind: 'done' }>, inpu
   }
   const mergedHere = merged !== undefined && merged.number === applied.config?.number;
   const configSummary = applied.config && target ? { target, update: applied.config, merged: mergedHere, mergedApart: merged && !mergedHere ? merged : undefined } : undefined;
-  const diff = applied.contentDiffText ?? contentDiffSection(applied.contentDiff, applied.config?.deployedLink, 'summary');
+  // "What readers see after the merge" only where there is a merge to come: a base that already holds
+  // the link gets no pull request, and the summary says so instead.
+  const diff = applied.config?.changed === false ? undefined : (applied.contentDiffText ?? contentDiffSection(applied.contentDiff, applied.config?.deployedLink, 'summary'));
   if (applied.kind === 'hosted') {
     const { exported, archive } = applied;
     await writeHostedSummary(exported.bundle.bundleUrl, exported.bundle.expiresAt, archive, applied.sha256Checked, configSummary!, configured?.guard, diff);
