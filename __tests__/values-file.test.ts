@@ -523,7 +523,6 @@ describe('readSetting', () => {
     expect(() => readSetting('values.yaml', 'staticExport: x\n', 'staticExport', 'bundleUrl')).toThrow(ConfigFileError);
     expect(() => readSetting('values.json', '{', 'staticExport', 'bundleUrl')).toThrow(ConfigFileError);
   });
-});
 
   // values-file.ts keeps the last files it parsed: a file read again is the one of its text and name, not the last one read.
   it('reads each text as it is, and names the file it was given, however often the same text was read before', () => {
@@ -537,6 +536,7 @@ describe('readSetting', () => {
     expect(readSetting('a/values.yaml', text, 'staticExport', 'enabled')).toBe(true);
     expect(thrown(() => readSetting('b/values.yaml', text, 'staticExport.enabled', 'bundleUrl')).file).toBe('b/values.yaml');
   });
+});
 
 describe('what a careful user expects of unusual files', () => {
   it('refuses a block reached through a YAML alias, naming the anchor and how to edit', () => {
