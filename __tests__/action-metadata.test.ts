@@ -88,7 +88,6 @@ describe.each([
   });
 });
 
-
 // The workflow emulator (tests, npm run try) runs a README step through the bundle its action.yml
 // names: a sub-action's path picks that sub-action's own bundle and defaults.
 describe('a step of this repository, as emulator/workflow.ts reads it', () => {
